@@ -1,0 +1,333 @@
+// The evaluation commands: tasks, show, eval, validate, platforms.
+#include "eval_commands.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "exit_codes.h"
+#include "kgb/evaluator.h"
+#include "kgb/paths.h"
+#include "kgb/task.h"
+#include "kgb/task_text.h"
+#include "kgb/verdict.h"
+
+namespace kgb::cli {
+namespace {
+
+using nlohmann::json;
+
+// Loads every task, printing (not failing on) the ones that do not load.
+std::vector<Task> load_tasks_reporting() {
+  auto report = load_all_tasks(tasks_root());
+  for (const auto& e : report.errors) std::cerr << "warning: task not loaded: " << e.message << "\n";
+  return report.tasks;
+}
+
+const Task* find_task(const std::vector<Task>& tasks, const std::string& id) {
+  for (const auto& t : tasks)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string format_us(double us) {
+  if (us <= 0) return "-";
+  if (us >= 1e6) return fixed(us / 1e6, 2) + " s";
+  if (us >= 1e3) return fixed(us / 1e3, 3) + " ms";
+  return fixed(us, 1) + " us";
+}
+
+void print_verdict_text(const Verdict& v) {
+  std::cout << "task:      " << v.task << "\n"
+            << "platform:  " << v.platform << "\n"
+            << "outcome:   " << outcome_name(v.outcome) << " (stage reached: " << stage_name(v.stage) << ")\n"
+            << "summary:   " << v.summary << "\n";
+  if (!v.diagnostics.empty()) {
+    std::cout << "diagnostics:\n";
+    size_t shown = 0;
+    for (const auto& d : v.diagnostics) {
+      if (++shown > 20) {
+        std::cout << "  ... " << v.diagnostics.size() - 20 << " more\n";
+        break;
+      }
+      std::cout << "  " << (d.file.empty() ? "" : d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": ")
+                << d.severity << ": " << d.message << "\n";
+    }
+  }
+  if (!v.findings.empty()) {
+    std::cout << "findings:\n";
+    for (const auto& f : v.findings)
+      std::cout << "  [" << f.severity << "] " << f.layer << " " << f.rule << " (" << f.location << "): " << f.message << "\n";
+  }
+  size_t failed = 0;
+  for (const auto& c : v.cases)
+    if (!c.passed) {
+      if (++failed <= 10)
+        std::cout << "  FAIL " << c.name << "/" << c.dtype << "#" << c.seed_index << " [" << c.status << "] " << c.message << "\n";
+    }
+  if (!v.cases.empty())
+    std::cout << "cases:     " << v.cases.size() - failed << "/" << v.cases.size() << " passed\n";
+  if (!v.timings.empty()) {
+    std::cout << "timings:\n";
+    for (const auto& t : v.timings) {
+      std::cout << "  " << t.name << "/" << t.dtype << ": median " << format_us(t.candidate.median_us) << " (IQR "
+                << format_us(t.candidate.iqr_us) << ", n=" << t.candidate.iterations << ", rse " << fixed(100 * t.candidate.rse, 2) << "%)";
+      if (t.baseline)
+        std::cout << "; baseline " << t.baseline_kind << " " << format_us(t.baseline->median_us) << "; speedup " << fixed(t.speedup, 2) << "x";
+      else if (!t.baseline_kind.empty())
+        std::cout << "; baseline " << t.baseline_kind;
+      if (t.floor_us > 0) std::cout << "; " << fixed(100 * t.roofline_fraction, 1) << "% of roofline";
+      std::cout << "\n";
+    }
+  }
+  if (!v.child_stderr.empty()) std::cout << "kernel stderr (capped):\n" << v.child_stderr << "\n";
+  std::cout << "seconds:   lint " << fixed(v.lint_seconds, 2) << ", compile " << fixed(v.compile_seconds, 2) << ", check "
+            << fixed(v.check_seconds, 2) << ", time " << fixed(v.time_seconds, 2) << ", total " << fixed(v.total_seconds, 2) << "\n";
+}
+
+int exit_code_for(const Verdict& v) {
+  if (v.outcome == Outcome::Passed) return kExitOk;
+  if (v.outcome == Outcome::InfraError) return kExitInfrastructure;
+  return kExitFailed;
+}
+
+struct EvalArgs {
+  std::string task, platform = "cpu-x86_64", kernel, cases;
+  bool json = false, no_time = false, no_baseline = false, no_lint = false;
+  int64_t seed = -1;
+  int seeds = 2;
+  double time_budget = 1.0, check_timeout = 20;
+};
+
+void add_eval_options(CLI::App* cmd, EvalArgs& a) {
+  cmd->add_option("--platform,-p", a.platform, "platform name (see `kgb platforms`)")->capture_default_str();
+  cmd->add_flag("--json", a.json, "print the result as one JSON object");
+  cmd->add_flag("--no-time", a.no_time, "check correctness only");
+  cmd->add_flag("--no-baseline", a.no_baseline, "do not time the baseline");
+  cmd->add_flag("--no-lint", a.no_lint, "skip the static checks");
+  cmd->add_option("--seed", a.seed, "fixed input seed (default: a secret random seed per run)");
+  cmd->add_option("--seeds", a.seeds, "input seeds per correctness case")->capture_default_str();
+  cmd->add_option("--cases", a.cases, "only cases whose name matches this glob");
+  cmd->add_option("--time-budget", a.time_budget, "seconds of timed iterations per performance case")->capture_default_str();
+  cmd->add_option("--check-timeout", a.check_timeout, "seconds allowed per correctness run")->capture_default_str();
+}
+
+EvalOptions options_from(const EvalArgs& a) {
+  EvalOptions o;
+  o.time = !a.no_time;
+  o.baseline = !a.no_baseline;
+  o.lint = !a.no_lint;
+  if (a.seed >= 0) o.seed = static_cast<uint64_t>(a.seed);
+  o.seeds_per_case = std::max(1, a.seeds);
+  o.case_filter = a.cases;
+  o.time_budget_seconds = a.time_budget;
+  o.check_timeout_seconds = a.check_timeout;
+  return o;
+}
+
+}  // namespace
+
+void add_eval_commands(CLI::App& app, int& exit_code) {
+  // kgb tasks
+  {
+    auto* cmd = app.add_subcommand("tasks", "list the benchmark's tasks");
+    auto source = std::make_shared<std::string>();
+    auto as_json = std::make_shared<bool>(false);
+    cmd->add_option("--source", *source, "only tasks of this source (aten, vllm, blas, ...)");
+    cmd->add_flag("--json", *as_json, "print JSON");
+    cmd->callback([source, as_json, &exit_code] {
+      auto tasks = load_tasks_reporting();
+      json out = json::array();
+      for (const auto& t : tasks) {
+        if (!source->empty() && t.source != *source) continue;
+        if (*as_json) {
+          std::vector<std::string> dts;
+          for (auto d : t.dtypes) dts.emplace_back(dtype_name(d));
+          out.push_back({{"id", t.id}, {"source", t.source}, {"summary", t.summary}, {"entry", t.entry}, {"dtypes", dts},
+                         {"correctness_cases", t.correctness.size()}, {"performance_cases", t.performance.size()},
+                         {"baseline", t.baseline}, {"declaration", entry_declaration(t)}});
+        } else {
+          std::printf("%-24s %s\n", t.id.c_str(), t.summary.c_str());
+        }
+      }
+      if (*as_json) std::cout << out.dump(2) << "\n";
+      exit_code = kExitOk;
+    });
+  }
+  // kgb show
+  {
+    auto* cmd = app.add_subcommand("show", "print exactly what a model is shown for a task on a platform");
+    auto task_id = std::make_shared<std::string>();
+    auto platform = std::make_shared<std::string>("cpu-x86_64");
+    cmd->add_option("task", *task_id, "task id, e.g. aten/softmax")->required();
+    cmd->add_option("--platform,-p", *platform, "platform name")->capture_default_str();
+    cmd->callback([task_id, platform, &exit_code] {
+      auto tasks = load_tasks_reporting();
+      const Task* t = find_task(tasks, *task_id);
+      if (!t) {
+        std::cerr << "error: unknown task '" << *task_id << "' (see `kgb tasks`)\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      auto p = load_platform(*platform);
+      if (!p) {
+        std::cerr << "error: " << p.error().message << "\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      std::cout << render_task_statement(*t, *p);
+      exit_code = kExitOk;
+    });
+  }
+  // kgb eval
+  {
+    auto* cmd = app.add_subcommand("eval", "lint, compile, check and time one candidate kernel");
+    auto args = std::make_shared<EvalArgs>();
+    cmd->add_option("task", args->task, "task id")->required();
+    cmd->add_option("--kernel,-k", args->kernel, "candidate source file")->required();
+    add_eval_options(cmd, *args);
+    cmd->callback([args, &exit_code] {
+      auto tasks = load_tasks_reporting();
+      const Task* t = find_task(tasks, args->task);
+      if (!t) {
+        std::cerr << "error: unknown task '" << args->task << "' (see `kgb tasks`)\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      auto p = load_platform(args->platform);
+      if (!p) {
+        std::cerr << "error: " << p.error().message << "\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      std::ifstream in(args->kernel, std::ios::binary);
+      if (!in) {
+        std::cerr << "error: cannot read kernel file '" << args->kernel << "'\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      std::ostringstream src;
+      src << in.rdbuf();
+      auto avail = check_availability(*p);
+      if (!avail.available) {
+        std::cerr << "error: platform " << p->name << " is not available here: " << avail.reason << "\n";
+        exit_code = kExitInfrastructure;
+        return;
+      }
+      Verdict v = evaluate(*t, *p, src.str(), options_from(*args));
+      if (args->json) std::cout << json(v).dump(2) << "\n";
+      else print_verdict_text(v);
+      exit_code = exit_code_for(v);
+    });
+  }
+  // kgb validate
+  {
+    auto* cmd = app.add_subcommand("validate", "check every task: sane reference, and the bundled solution passes clean");
+    auto args = std::make_shared<EvalArgs>();
+    auto glob = std::make_shared<std::string>();
+    cmd->add_option("--tasks,-t", *glob, "task id glob(s), comma-separated (default: all)");
+    add_eval_options(cmd, *args);
+    cmd->callback([args, glob, &exit_code] {
+      auto all = load_all_tasks(tasks_root());
+      auto p = load_platform(args->platform);
+      if (!p) {
+        std::cerr << "error: " << p.error().message << "\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      auto avail = check_availability(*p);
+      if (!avail.available) {
+        std::cerr << "error: platform " << p->name << " is not available here: " << avail.reason << "\n";
+        exit_code = kExitInfrastructure;
+        return;
+      }
+      auto tasks = filter_tasks(all.tasks, *glob);
+      EvalOptions opts = options_from(*args);
+      json out = json::array();
+      int failures = 0;
+      if (!args->json)
+        std::printf("%-22s %-8s %6s %12s %12s %9s %9s  %s\n", "task", "status", "cases", "baseline", "solution", "speedup",
+                    "roofline", "notes");
+      for (const auto& e : all.errors) {
+        ++failures;
+        if (args->json) out.push_back({{"task", nullptr}, {"passed", false}, {"problems", {e.message}}});
+        else std::printf("%-22s %-8s %s\n", "(load error)", "FAIL", e.message.c_str());
+      }
+      for (const auto& t : tasks) {
+        TaskValidation tv = validate_task(t, *p, opts);
+        if (!tv.passed) ++failures;
+        if (args->json) {
+          json j{{"task", tv.task}, {"passed", tv.passed}, {"problems", tv.problems}};
+          if (tv.solution) j["verdict"] = *tv.solution;
+          out.push_back(j);
+          continue;
+        }
+        size_t passed_cases = 0, cases = 0;
+        double base = 0, sol = 0, roof = 0;
+        if (tv.solution) {
+          cases = tv.solution->cases.size();
+          for (const auto& c : tv.solution->cases) passed_cases += c.passed;
+          // The largest performance case stands for the task in the table.
+          for (const auto& tm : tv.solution->timings) {
+            if (tm.candidate.median_us > sol) {
+              sol = tm.candidate.median_us;
+              base = tm.baseline ? tm.baseline->median_us : 0;
+              roof = tm.roofline_fraction;
+            }
+          }
+        }
+        std::string notes = tv.problems.empty() ? "" : tv.problems.front();
+        if (notes.size() > 100) notes = notes.substr(0, 97) + "...";
+        std::string speedup = tv.solution && tv.solution->speedup > 0 ? fixed(tv.solution->speedup, 2) + "x" : "-";
+        std::string roofline = roof > 0 ? fixed(100 * roof, 1) + "%" : "-";
+        std::printf("%-22s %-8s %6s %12s %12s %9s %9s  %s\n", t.id.c_str(), tv.passed ? "PASS" : "FAIL",
+                    (std::to_string(passed_cases) + "/" + std::to_string(cases)).c_str(), format_us(base).c_str(),
+                    format_us(sol).c_str(), speedup.c_str(), roofline.c_str(), notes.c_str());
+        std::fflush(stdout);
+      }
+      if (args->json) std::cout << out.dump(2) << "\n";
+      else std::printf("\n%zu task(s) on %s: %zu passed, %d failed\n", tasks.size(), p->name.c_str(),
+                       tasks.size() + all.errors.size() - failures, failures);
+      exit_code = failures ? kExitFailed : kExitOk;
+    });
+  }
+  // kgb platforms
+  {
+    auto* cmd = app.add_subcommand("platforms", "list platforms, their capabilities and whether they are available here");
+    auto as_json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *as_json, "print JSON");
+    cmd->callback([as_json, &exit_code] {
+      std::vector<Error> errors;
+      auto platforms = load_all_platforms(&errors);
+      json out = json::array();
+      for (const auto& p : platforms) {
+        auto a = check_availability(p);
+        std::string caps;
+        for (const auto& c : p.capabilities) caps += (caps.empty() ? "" : ",") + c;
+        if (*as_json) {
+          out.push_back({{"name", p.name}, {"backend", p.backend}, {"arch", p.arch}, {"capabilities", p.capabilities},
+                         {"available", a.available}, {"reason", a.reason}});
+        } else {
+          std::printf("%-16s %-7s %-9s %-22s %s\n", p.name.c_str(), p.backend.c_str(), p.arch.c_str(), caps.c_str(),
+                      a.available ? ("available" + (a.reason.empty() ? "" : " (" + a.reason + ")")).c_str()
+                                  : ("unavailable: " + a.reason).c_str());
+        }
+      }
+      for (const auto& e : errors) std::cerr << "warning: " << e.message << "\n";
+      if (*as_json) std::cout << out.dump(2) << "\n";
+      exit_code = kExitOk;
+    });
+  }
+}
+
+}  // namespace kgb::cli

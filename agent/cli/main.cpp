@@ -1,0 +1,38 @@
+// kgb: the KernelGenBench command line. Each command group lives in its own
+// file; this one only assembles them.
+#include <CLI/CLI.hpp>
+
+#include "eval_commands.h"
+#include "exit_codes.h"
+#ifdef KGB_HAVE_LINT
+#include "lint_commands.h"
+#endif
+#ifdef KGB_HAVE_LLM
+#include "llm_commands.h"
+#endif
+#ifdef KGB_HAVE_AGENT_LOOP
+#include "agent_commands.h"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"kgb: KernelGenBench, a benchmark and agent framework for LLM-generated kernels"};
+  app.require_subcommand(1);
+  int exit_code = kgb::cli::kExitOk;
+  kgb::cli::add_eval_commands(app, exit_code);
+#ifdef KGB_HAVE_LINT
+  kgb::cli::add_lint_commands(app, exit_code);
+#endif
+#ifdef KGB_HAVE_LLM
+  kgb::cli::add_llm_commands(app, exit_code);
+#endif
+#ifdef KGB_HAVE_AGENT_LOOP
+  kgb::cli::add_agent_commands(app, exit_code);
+#endif
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kgb::cli::kExitOk : kgb::cli::kExitUsage;
+  }
+  return exit_code;
+}

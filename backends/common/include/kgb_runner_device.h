@@ -1,0 +1,44 @@
+// What a backend's runner provides to the generic runner loop: memory, copies,
+// a stream, a timer and a cache flush on its device. The loop itself (protocol,
+// poisoning, restoring in-place tensors, the adaptive timing loop) is shared by
+// every backend in runner_loop.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "kgb_runner_abi.h"
+
+namespace kgb::runner {
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string backend() const = 0;
+  virtual std::string describe() const = 0;  // device name and clocks for the verdict
+  virtual void* allocate(size_t bytes) = 0;  // nullptr on failure
+  virtual void release(void* p) = 0;
+  virtual void upload(void* device_dst, const void* host_src, size_t bytes) = 0;
+  virtual void download(void* host_dst, const void* device_src, size_t bytes) = 0;
+  virtual void copy(void* device_dst, const void* device_src, size_t bytes) = 0;
+  virtual void fill(void* device_dst, uint8_t byte, size_t bytes) = 0;
+  virtual kgb_stream stream() = 0;
+  virtual void synchronize() = 0;
+  // Evicts the candidate's data from the caches before a timed call.
+  virtual void flush_cache(int64_t bytes) = 0;
+  // Runs `call` once and returns its duration in microseconds, measured with
+  // the device's own timer (events on GPUs) and the call's return value.
+  virtual double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status) = 0;
+  // A non-empty message when the device is in an unrecoverable state.
+  virtual std::string sticky_error() { return {}; }
+  // Device work items issued since the last call (kernel launches, enqueues), or -1.
+  virtual int64_t take_launch_count() { return -1; }
+};
+
+// Serves the protocol on fds 3/4 until Bye or EOF. Returns the process exit
+// code. `implementation_kind` is asked after the task id was resolved.
+using KindFn = const char* (*)();
+int serve(Device& device, KindFn implementation_kind);
+
+}  // namespace kgb::runner

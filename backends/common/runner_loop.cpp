@@ -1,0 +1,243 @@
+// The runner side of the protocol, shared by all backends. It runs inside the
+// candidate's process, so it keeps no secrets: the inputs it gets are already
+// generated, and the reference outputs never come here.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include <unistd.h>
+
+#include "kgb/wire.h"
+#include "kgb_runner_device.h"
+
+namespace kgb::runner {
+namespace {
+
+using wire::Job;
+using wire::JobMode;
+using wire::JobResult;
+using wire::MessageType;
+using wire::Role;
+
+constexpr uint64_t kMaxRequestBytes = 1ull << 36;
+
+// Device storages for one input set: one allocation per tensor parameter.
+struct SetBuffers {
+  Device& device;
+  std::vector<void*> storage;  // per param, nullptr for scalars
+  std::vector<void*> pristine; // per inout param: copy to restore before each timed call
+  std::vector<kgb_tensor> views;
+  std::vector<kgb_tensor*> view_ptrs;
+
+  explicit SetBuffers(Device& d) : device(d) {}
+  ~SetBuffers() {
+    for (void* p : storage)
+      if (p) device.release(p);
+    for (void* p : pristine)
+      if (p) device.release(p);
+  }
+};
+
+bool prepare_set(Device& device, const Job& job, const std::vector<std::vector<std::byte>>& inputs, SetBuffers& set,
+                 bool keep_pristine, std::string& error) {
+  size_t n = job.params.size();
+  set.storage.assign(n, nullptr);
+  set.pristine.assign(n, nullptr);
+  set.views.assign(n, kgb_tensor{});
+  set.view_ptrs.assign(n, nullptr);
+  for (size_t i = 0; i < n; ++i) {
+    const auto& p = job.params[i];
+    if (!p.is_tensor) continue;
+    const auto& t = p.tensor;
+    size_t bytes = t.storage_bytes();
+    // Allocate at least one byte so that empty tensors still get a valid pointer.
+    void* mem = device.allocate(std::max<size_t>(bytes, 1));
+    if (!mem) {
+      error = "runner could not allocate " + std::to_string(bytes) + " bytes";
+      return false;
+    }
+    set.storage[i] = mem;
+    auto role = static_cast<Role>(t.role);
+    if (role == Role::Output) {
+      device.fill(mem, job.poison, bytes);
+    } else {
+      if (inputs[i].size() != bytes) {
+        error = "input storage size mismatch";
+        return false;
+      }
+      device.upload(mem, inputs[i].data(), bytes);
+      if (role == Role::InOut && keep_pristine) {
+        void* copy = device.allocate(std::max<size_t>(bytes, 1));
+        if (!copy) {
+          error = "runner could not allocate a pristine copy";
+          return false;
+        }
+        device.copy(copy, mem, bytes);
+        set.pristine[i] = copy;
+      }
+    }
+    kgb_tensor& v = set.views[i];
+    v.data = static_cast<char*>(mem) + t.offset * kgb_dtype_size(t.dtype);
+    v.dtype = t.dtype;
+    v.rank = t.rank;
+    for (int d = 0; d < t.rank; ++d) {
+      v.sizes[d] = t.sizes[d];
+      v.strides[d] = t.strides[d];
+    }
+    set.view_ptrs[i] = &v;
+  }
+  return true;
+}
+
+std::vector<kgb_scalar_value> scalars_of(const Job& job) {
+  std::vector<kgb_scalar_value> s(job.params.size());
+  for (size_t i = 0; i < job.params.size(); ++i)
+    if (!job.params[i].is_tensor) s[i] = job.params[i].scalar;
+  return s;
+}
+
+void collect(Device& device, const Job& job, SetBuffers& set, JobResult& result) {
+  std::vector<uint64_t> hashes(job.params.size(), 0);
+  std::vector<std::vector<std::byte>> outs(job.params.size());
+  std::vector<std::byte> host;
+  for (size_t i = 0; i < job.params.size(); ++i) {
+    const auto& p = job.params[i];
+    if (!p.is_tensor) continue;
+    size_t bytes = p.tensor.storage_bytes();
+    host.resize(bytes);
+    device.download(host.data(), set.storage[i], bytes);
+    hashes[i] = wire::hash_bytes(host.data(), bytes);
+    if (static_cast<Role>(p.tensor.role) != Role::Input) outs[i] = host;
+  }
+  result.hashes.push_back(std::move(hashes));
+  result.outputs.push_back(std::move(outs));
+}
+
+void restore_inout(Device& device, const Job& job, SetBuffers& set) {
+  for (size_t i = 0; i < job.params.size(); ++i)
+    if (set.pristine[i]) device.copy(set.storage[i], set.pristine[i], job.params[i].tensor.storage_bytes());
+}
+
+JobResult run_check(Device& device, kgb_invoke_fn fn, const Job& job) {
+  JobResult result;
+  auto start = std::chrono::steady_clock::now();
+  auto scalars = scalars_of(job);
+  for (const auto& inputs : job.sets) {
+    SetBuffers set(device);
+    if (!prepare_set(device, job, inputs, set, false, result.error)) return result;
+    device.synchronize();
+    device.take_launch_count();
+    int status = fn(set.view_ptrs.data(), scalars.data(), device.stream());
+    device.synchronize();
+    int64_t launches = device.take_launch_count();
+    if (launches >= 0) result.launches = std::max<int64_t>(result.launches, 0) + launches;
+    if (status != 0 && result.status == 0) result.status = status;
+    result.error = device.sticky_error();
+    if (!result.error.empty()) return result;
+    collect(device, job, set, result);
+  }
+  result.child_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+double relative_standard_error(const std::vector<double>& xs) {
+  if (xs.size() < 2) return 1.0;
+  double mean = std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+  if (mean <= 0) return 1.0;
+  double var = 0;
+  for (double x : xs) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(xs.size() - 1);
+  return std::sqrt(var / static_cast<double>(xs.size())) / mean;
+}
+
+JobResult run_time(Device& device, kgb_invoke_fn fn, const Job& job) {
+  JobResult result;
+  auto start = std::chrono::steady_clock::now();
+  auto scalars = scalars_of(job);
+  std::vector<std::unique_ptr<SetBuffers>> sets;
+  for (const auto& inputs : job.sets) {
+    sets.push_back(std::make_unique<SetBuffers>(device));
+    if (!prepare_set(device, job, inputs, *sets.back(), true, result.error)) return result;
+  }
+  if (sets.empty()) {
+    result.error = "timing job without input sets";
+    return result;
+  }
+  const auto& req = job.timing;
+  device.take_launch_count();
+  // Warm-up: code paths, page faults, lazy device initialisation.
+  for (uint32_t i = 0; i < req.warmup; ++i) {
+    SetBuffers& s = *sets[i % sets.size()];
+    restore_inout(device, job, s);
+    int status = fn(s.view_ptrs.data(), scalars.data(), device.stream());
+    device.synchronize();
+    if (status != 0 && result.status == 0) result.status = status;
+  }
+  result.error = device.sticky_error();
+  if (!result.error.empty() || result.status != 0) return result;
+  int64_t warm_launches = device.take_launch_count();
+
+  auto loop_start = std::chrono::steady_clock::now();
+  for (uint32_t it = 0; it < req.max_iterations; ++it) {
+    SetBuffers& s = *sets[it % sets.size()];
+    restore_inout(device, job, s);
+    device.flush_cache(req.flush_bytes);
+    device.synchronize();
+    int status = 0;
+    double us = device.timed_call(fn, s.view_ptrs.data(), scalars.data(), status);
+    if (status != 0) {
+      result.status = status;
+      break;
+    }
+    result.times_us.push_back(us);
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+    if (result.times_us.size() >= req.min_iterations &&
+        (relative_standard_error(result.times_us) < req.target_rse || elapsed > req.max_seconds))
+      break;
+    if (elapsed > 4 * req.max_seconds) break;  // slow kernels: stop even below min_iterations
+  }
+  int64_t timed_launches = device.take_launch_count();
+  if (warm_launches >= 0 && timed_launches >= 0) result.launches = warm_launches + timed_launches;
+  result.error = device.sticky_error();
+  if (!result.error.empty()) return result;
+  // The outputs left by the last timed call of every set go back to be checked.
+  for (auto& s : sets) collect(device, job, *s, result);
+  result.child_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace
+
+int serve(Device& device, KindFn implementation_kind) {
+  // Keep the protocol pipes away from the kernel's stdio, and make sure a
+  // stray printf cannot block on a full pipe forever (the parent drains it).
+  MessageType type;
+  std::vector<std::byte> payload;
+  if (!wire::read_frame(wire::kRequestFd, type, payload, 1 << 20) || type != MessageType::Hello) return 90;
+  std::string task_id;
+  if (!wire::decode_hello(payload, task_id)) return 91;
+  kgb_invoke_fn fn = kgb_runner_resolve(task_id.c_str());
+  wire::Ready ready{device.backend(), device.describe(), implementation_kind(), fn != nullptr};
+  if (!wire::write_frame(wire::kResponseFd, MessageType::Ready, wire::encode_ready(ready))) return 92;
+  if (!fn) return 0;
+  for (;;) {
+    if (!wire::read_frame(wire::kRequestFd, type, payload, kMaxRequestBytes)) return 93;
+    if (type == MessageType::Bye) return 0;
+    if (type != MessageType::Job) return 94;
+    Job job;
+    if (!wire::decode_job(payload, job)) return 95;
+    payload.clear();
+    payload.shrink_to_fit();
+    JobResult result = job.mode == JobMode::Time ? run_time(device, fn, job) : run_check(device, fn, job);
+    std::fflush(stdout);
+    if (!wire::write_frame(wire::kResponseFd, MessageType::Result, wire::encode_result(result))) return 96;
+    if (!device.sticky_error().empty()) return 97;  // a fresh process for whatever comes next
+  }
+}
+
+}  // namespace kgb::runner

@@ -1,0 +1,57 @@
+#include "cpu_device.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+namespace kgb::runner {
+
+std::string CpuDevice::describe() const {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown cpu";
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(colon + 2);
+      break;
+    }
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return model + ", " + std::to_string(cores) + " logical cores";
+}
+
+void* CpuDevice::allocate(size_t bytes) {
+  // 64-byte alignment: what a vectorised kernel may reasonably assume of a
+  // framework allocation (ATen aligns to 64 too).
+  size_t rounded = (bytes + 63) / 64 * 64;
+  return std::aligned_alloc(64, rounded);
+}
+
+void CpuDevice::release(void* p) { std::free(p); }
+void CpuDevice::upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+void CpuDevice::download(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+void CpuDevice::copy(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+void CpuDevice::fill(void* dst, uint8_t byte, size_t bytes) { std::memset(dst, byte, bytes); }
+
+void CpuDevice::flush_cache(int64_t bytes) {
+  if (bytes <= 0) return;
+  if (flush_buffer_.size() != static_cast<size_t>(bytes)) flush_buffer_.assign(static_cast<size_t>(bytes), 0);
+  // Writing a new value every round keeps the stores from being elided and
+  // leaves the lines dirty in no useful state for the kernel.
+  ++flush_round_;
+  std::memset(flush_buffer_.data(), flush_round_, flush_buffer_.size());
+  asm volatile("" : : "r"(flush_buffer_.data()) : "memory");
+}
+
+double CpuDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status) {
+  auto t0 = std::chrono::steady_clock::now();
+  status = fn(tensors, scalars, nullptr);
+  auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(t1 - t0).count();
+}
+
+}  // namespace kgb::runner

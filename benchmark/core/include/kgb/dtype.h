@@ -1,0 +1,39 @@
+// Element types, their names and the half/bfloat16 conversions the references
+// and the comparison need. Numeric values match kgb_dtype in kgb_kernel.h.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kgb {
+
+enum class DType : int32_t { Bool = 0, I8 = 1, I32 = 2, I64 = 3, F16 = 4, BF16 = 5, F32 = 6, F64 = 7, C64 = 8, C128 = 9 };
+
+inline constexpr DType kAllDTypes[] = {DType::Bool, DType::I8,  DType::I32, DType::I64, DType::F16,
+                                       DType::BF16, DType::F32, DType::F64, DType::C64, DType::C128};
+
+std::string_view dtype_name(DType t);  // "f32", "bf16", ...
+std::optional<DType> parse_dtype(std::string_view name);
+int32_t dtype_size(DType t);
+bool is_floating(DType t);  // f16, bf16, f32, f64
+bool is_complex(DType t);
+bool is_integral(DType t);  // bool and integers
+// The C type a candidate sees for the element, e.g. "float", "uint16_t (IEEE half)".
+std::string_view dtype_c_type(DType t);
+
+// IEEE binary16 <-> float, round to nearest even; NaN and Inf preserved.
+uint16_t float_to_half(float f);
+float half_to_float(uint16_t h);
+// bfloat16 <-> float, round to nearest even; NaN stays NaN.
+uint16_t float_to_bfloat16(float f);
+float bfloat16_to_float(uint16_t b);
+
+// Storage types used by host code for 16-bit floats.
+struct Half { uint16_t bits; };
+struct BFloat16 { uint16_t bits; };
+
+}  // namespace kgb

@@ -1,0 +1,137 @@
+// The parent <-> runner protocol. Framed binary messages over two pipes (the
+// runner reads requests on fd 3 and writes responses on fd 4, so the kernel's
+// own stdout/stderr never mix with it). No dependencies: the runner library
+// compiles this file too and must stay small and fast to link.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kgb_runner_abi.h"
+
+namespace kgb::wire {
+
+inline constexpr uint32_t kMagic = 0x3142474B;  // "KGB1"
+inline constexpr int kRequestFd = 3;
+inline constexpr int kResponseFd = 4;
+
+enum class MessageType : uint32_t { Hello = 1, Ready = 2, Job = 3, Result = 4, Bye = 5, Fatal = 6 };
+enum class JobMode : uint32_t { Check = 1, Time = 2 };
+enum class Role : uint8_t { Input = 0, Output = 1, InOut = 2 };
+
+struct FrameHeader {
+  uint32_t magic;
+  uint32_t type;
+  uint64_t length;  // payload bytes
+};
+
+struct TensorDesc {
+  int32_t dtype = 0;
+  int32_t rank = 0;
+  int64_t sizes[KGB_MAX_RANK] = {};
+  int64_t strides[KGB_MAX_RANK] = {};
+  int64_t storage_elements = 0;
+  int64_t offset = 0;  // elements from the storage start to element [0,...]
+  uint8_t role = 0;    // Role
+  uint64_t storage_bytes() const;
+};
+
+struct TimingRequest {
+  uint32_t warmup = 3;
+  uint32_t min_iterations = 10;
+  uint32_t max_iterations = 2000;
+  double target_rse = 0.01;     // stop once the relative standard error is below
+  double max_seconds = 2.0;     // cap on the timed loop (flushes included)
+  int64_t flush_bytes = 0;      // cache-flush buffer written before every iteration
+};
+
+// One parameter of a job: a tensor or a scalar, in spec order.
+struct ParamDesc {
+  bool is_tensor = false;
+  TensorDesc tensor;
+  kgb_scalar_value scalar{};
+};
+
+struct Job {
+  JobMode mode = JobMode::Check;
+  uint8_t poison = 0xFF;  // byte written over output storage before the first call
+  TimingRequest timing;
+  std::vector<ParamDesc> params;
+  // sets[s][p]: storage bytes of input/inout tensor p in input set s (empty for outputs and scalars).
+  std::vector<std::vector<std::vector<std::byte>>> sets;
+};
+
+struct JobResult {
+  int32_t status = 0;      // the kernel's return value (first non-zero seen)
+  std::string error;       // runner-side error (allocation, device fault), empty when none
+  double child_seconds = 0;           // wall time of the whole job inside the runner
+  std::vector<double> times_us;       // per timed iteration
+  int64_t launches = -1;              // device work observed during the calls (-1: not counted)
+  // Per set, per parameter: hash of the storage after the calls, and the bytes
+  // of output/inout storage (empty for inputs).
+  std::vector<std::vector<uint64_t>> hashes;
+  std::vector<std::vector<std::vector<std::byte>>> outputs;
+};
+
+struct Ready {
+  std::string backend;
+  std::string device;         // name, clocks
+  std::string implementation; // "candidate" or the baseline kind
+  bool resolved = false;      // an implementation exists for the task
+};
+
+uint64_t hash_bytes(const void* data, size_t n);
+
+class Writer {
+ public:
+  template <typename T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    append(&v, sizeof(T));
+  }
+  void put_string(const std::string& s);
+  void put_bytes(const std::vector<std::byte>& b);
+  void append(const void* p, size_t n);
+  std::vector<std::byte>& buffer() { return buffer_; }
+
+ private:
+  std::vector<std::byte> buffer_;
+};
+
+class Reader {
+ public:
+  Reader(const std::byte* data, size_t size) : data_(data), size_(size) {}
+  template <typename T>
+  bool get(T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    return take(&v, sizeof(T));
+  }
+  bool get_string(std::string& s, size_t limit = 1 << 20);
+  bool get_bytes(std::vector<std::byte>& b, size_t limit);
+  bool take(void* out, size_t n);
+  bool done() const { return pos_ == size_; }
+
+ private:
+  const std::byte* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+std::vector<std::byte> encode_hello(const std::string& task_id);
+bool decode_hello(const std::vector<std::byte>& payload, std::string& task_id);
+std::vector<std::byte> encode_ready(const Ready& r);
+bool decode_ready(const std::vector<std::byte>& payload, Ready& r);
+std::vector<std::byte> encode_job(const Job& job);
+bool decode_job(const std::vector<std::byte>& payload, Job& job);
+std::vector<std::byte> encode_result(const JobResult& r);
+// `limit` caps every byte array the parent accepts (a hostile child cannot make it allocate more).
+bool decode_result(const std::vector<std::byte>& payload, JobResult& r, size_t limit);
+
+// Blocking helpers for the runner side (the parent uses its own deadline-aware I/O).
+bool write_frame(int fd, MessageType type, const std::vector<std::byte>& payload);
+bool read_frame(int fd, MessageType& type, std::vector<std::byte>& payload, uint64_t max_length);
+
+}  // namespace kgb::wire

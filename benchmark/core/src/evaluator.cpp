@@ -1,0 +1,827 @@
+#include "kgb/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "kgb/case.h"
+#include "kgb/paths.h"
+#include "kgb/process.h"
+#include "kgb/wire.h"
+
+namespace kgb {
+namespace {
+
+EvalHooks& hooks_storage() {
+  static EvalHooks hooks;
+  return hooks;
+}
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+uint64_t derive_seed(uint64_t run_seed, const std::string& what) {
+  return splitmix64(run_seed ^ wire::hash_bytes(what.data(), what.size()));
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string cap(const std::string& s, size_t limit = 4096) {
+  if (s.size() <= limit) return s;
+  return s.substr(0, limit) + "\n[... " + std::to_string(s.size() - limit) + " more bytes cut]";
+}
+
+std::string substitute(const std::string& arg, const std::map<std::string, std::string>& values) {
+  std::string out = arg;
+  for (const auto& [key, value] : values) {
+    std::string token = "{" + key + "}";
+    for (size_t pos = out.find(token); pos != std::string::npos; pos = out.find(token, pos + value.size()))
+      out.replace(pos, token.size(), value);
+  }
+  return out;
+}
+
+// Last-level cache size of this host, for the flush buffer (2x, at least 8 MiB).
+int64_t flush_bytes_for_host() {
+  int64_t largest = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string s;
+    if (!(f >> s)) continue;
+    int64_t v = std::atoll(s.c_str());
+    if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) v <<= 10;
+    if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) v <<= 20;
+    largest = std::max(largest, v);
+  }
+  return std::max<int64_t>(2 * largest, 8 << 20);
+}
+
+struct Stats {
+  double median = 0, q1 = 0, q3 = 0, mean = 0, rse = 0;
+};
+
+double quantile(std::vector<double> sorted, double q) {
+  if (sorted.empty()) return 0;
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return sorted[lo] * (1 - frac) + sorted[hi] * frac;
+}
+
+Timing timing_of(const std::vector<double>& times) {
+  Timing t;
+  if (times.empty()) return t;
+  std::vector<double> s = times;
+  std::sort(s.begin(), s.end());
+  t.median_us = quantile(s, 0.5);
+  t.iqr_us = quantile(s, 0.75) - quantile(s, 0.25);
+  t.mean_us = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  double var = 0;
+  for (double x : s) var += (x - t.mean_us) * (x - t.mean_us);
+  if (s.size() > 1) var /= static_cast<double>(s.size() - 1);
+  t.rse = t.mean_us > 0 ? std::sqrt(var / static_cast<double>(s.size())) / t.mean_us : 0;
+  t.iterations = static_cast<int64_t>(s.size());
+  return t;
+}
+
+// A runner process (candidate or baseline) and the conversation with it.
+class RunnerSession {
+ public:
+  RunnerSession(const Platform& platform, std::filesystem::path executable, std::filesystem::path work_dir)
+      : platform_(platform), executable_(std::move(executable)), work_dir_(std::move(work_dir)) {}
+
+  // Starts the runner and says hello. An Error means infrastructure trouble or
+  // a runner that died at start-up (the caller decides which).
+  Result<wire::Ready> start(const std::string& task_id, double timeout) {
+    SpawnOptions opts;
+    opts.argv = platform_.emulator;
+    opts.argv.push_back(executable_.string());
+    std::map<std::string, std::string> env{{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                                           {"HOME", work_dir_.string()},
+                                           {"TMPDIR", work_dir_.string()},
+                                           {"LANG", "C"}};
+    for (const auto& [k, v] : platform_.environment) env[k] = v;
+    opts.environment = env;
+    opts.working_dir = work_dir_;
+    opts.isolate = true;
+    opts.protocol_pipes = true;
+    opts.capture_limit = static_cast<size_t>(platform_.limits.output_capture_bytes);
+    opts.limits = ProcessLimits{platform_.limits.address_space_mb, platform_.limits.cpu_seconds,
+                                platform_.limits.processes, platform_.limits.file_size_mb, platform_.limits.open_files};
+    auto child = ChildProcess::spawn(opts);
+    if (!child) return child.error();
+    child_ = std::move(*child);
+    auto sent = child_->send(wire::MessageType::Hello, wire::encode_hello(task_id), deadline_after(timeout));
+    if (!sent) return sent.error();
+    auto reply = child_->receive(deadline_after(timeout), 1 << 20);
+    if (!reply) return reply.error();
+    wire::Ready ready;
+    if (reply->first != wire::MessageType::Ready || !wire::decode_ready(reply->second, ready))
+      return make_error("child.protocol", "the runner answered hello with something else");
+    return ready;
+  }
+
+  Result<wire::JobResult> run(const wire::Job& job, double timeout, size_t result_limit, double* wall_seconds) {
+    auto start = Clock::now();
+    auto deadline = deadline_after(timeout);
+    auto sent = child_->send(wire::MessageType::Job, wire::encode_job(job), deadline);
+    if (!sent) return sent.error();
+    auto reply = child_->receive(deadline, result_limit + (1 << 20));
+    if (wall_seconds) *wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!reply) return reply.error();
+    wire::JobResult result;
+    if (reply->first != wire::MessageType::Result || !wire::decode_result(reply->second, result, result_limit))
+      return make_error("child.protocol", "the runner's result is malformed");
+    return result;
+  }
+
+  ExitStatus finish(double timeout) {
+    if (!child_) return {};
+    if (!child_->exit_status()) {
+      child_->send(wire::MessageType::Bye, {}, deadline_after(1));
+      child_->close_input();
+    }
+    return child_->wait(deadline_after(timeout));
+  }
+
+  ExitStatus kill_now() {
+    if (!child_) return {};
+    child_->kill();
+    return child_->wait(deadline_after(5));
+  }
+
+  std::string out() const { return child_ ? child_->stdout_text() : ""; }
+  std::string err() const { return child_ ? child_->stderr_text() : ""; }
+
+ private:
+  const Platform& platform_;
+  std::filesystem::path executable_, work_dir_;
+  std::unique_ptr<ChildProcess> child_;
+};
+
+wire::Job make_job(const Task& task, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison) {
+  wire::Job job;
+  job.mode = mode;
+  job.poison = poison;
+  const CaseInstance& first = *sets.front();
+  for (const auto& p : task.params) {
+    wire::ParamDesc d;
+    if (p.kind == ParamKind::Tensor) {
+      const HostTensor& t = first.tensors.at(p.name);
+      d.is_tensor = true;
+      d.tensor.dtype = static_cast<int32_t>(t.dtype());
+      d.tensor.rank = t.rank();
+      for (int i = 0; i < t.rank(); ++i) {
+        d.tensor.sizes[i] = t.sizes()[i];
+        d.tensor.strides[i] = t.strides()[i];
+      }
+      d.tensor.storage_elements = t.storage_elements();
+      d.tensor.offset = t.offset();
+      d.tensor.role = static_cast<uint8_t>(p.role == TensorRole::Input ? wire::Role::Input
+                                           : p.role == TensorRole::Output ? wire::Role::Output
+                                                                          : wire::Role::InOut);
+    } else {
+      double v = first.scalars.at(p.name);
+      if (p.scalar_type == ScalarType::Float64) d.scalar.f = v;
+      else d.scalar.i = static_cast<int64_t>(std::llround(v));
+    }
+    job.params.push_back(d);
+  }
+  for (const CaseInstance* inst : sets) {
+    std::vector<std::vector<std::byte>> set;
+    for (const auto& p : task.params) {
+      if (p.kind == ParamKind::Tensor && p.role != TensorRole::Output) set.push_back(inst->tensors.at(p.name).storage());
+      else set.emplace_back();
+    }
+    job.sets.push_back(std::move(set));
+  }
+  return job;
+}
+
+size_t result_limit_for(const wire::Job& job) {
+  size_t per_set = 0;
+  for (const auto& p : job.params)
+    if (p.is_tensor) per_set += p.tensor.storage_bytes();
+  return per_set * std::max<size_t>(job.sets.size(), 1) + 64 * 1024 * 1024;
+}
+
+// Rebuilds the kernel's view of every tensor from a result set.
+std::map<std::string, HostTensor> tensors_after(const Task& task, const CaseInstance& inst, const wire::JobResult& r,
+                                                size_t set) {
+  std::map<std::string, HostTensor> got = inst.tensors;
+  for (size_t i = 0; i < task.params.size(); ++i) {
+    const auto& p = task.params[i];
+    if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
+    auto& bytes = r.outputs[set][i];
+    auto& t = got.at(p.name);
+    if (bytes.size() == t.storage().size()) t.storage() = bytes;
+  }
+  return got;
+}
+
+bool view_all_poison(const HostTensor& t, uint8_t poison) {
+  if (t.numel() == 0) return false;
+  int32_t size = dtype_size(t.dtype());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const std::byte* e = t.data() + t.offset_of_linear(i) * size;
+    for (int32_t b = 0; b < size; ++b)
+      if (static_cast<uint8_t>(e[b]) != poison) return false;
+  }
+  return true;
+}
+
+// Elements of the storage outside the view must still hold the poison.
+int64_t gap_writes(const HostTensor& t, uint8_t poison) {
+  int64_t n = t.storage_elements();
+  if (n == t.numel()) return 0;
+  int32_t size = dtype_size(t.dtype());
+  std::vector<char> in_view(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < t.numel(); ++i) in_view[static_cast<size_t>(t.offset() + t.offset_of_linear(i))] = 1;
+  int64_t written = 0;
+  const std::byte* base = t.storage().data();
+  for (int64_t e = 0; e < n; ++e) {
+    if (in_view[static_cast<size_t>(e)]) continue;
+    for (int32_t b = 0; b < size; ++b)
+      if (static_cast<uint8_t>(base[e * size + b]) != poison) {
+        ++written;
+        break;
+      }
+  }
+  return written;
+}
+
+void add_finding(Verdict& v, std::string rule, std::string layer, std::string severity, std::string message,
+                 std::string location) {
+  for (const auto& f : v.findings)
+    if (f.rule == rule && f.location == location) return;
+  v.findings.push_back({std::move(rule), std::move(layer), std::move(severity), std::move(message), std::move(location)});
+}
+
+bool has_reject(const Verdict& v) {
+  return std::any_of(v.findings.begin(), v.findings.end(), [](const Finding& f) { return f.severity == "reject"; });
+}
+
+// Outcome of a runner failing mid-job: timeout or crash, with the case named.
+void runner_failed(Verdict& v, RunnerSession& runner, const Error& error, const std::string& label, CaseCheck* check) {
+  ExitStatus st = error.code == "child.timeout" ? runner.kill_now() : runner.finish(5);
+  if (error.code == "child.timeout") st.timed_out = true;
+  v.child_stdout = cap(runner.out());
+  v.child_stderr = cap(runner.err());
+  if (st.timed_out) {
+    v.outcome = Outcome::Timeout;
+    v.summary = "timed out on case " + label + "; the runner and everything it started were killed";
+  } else {
+    v.outcome = Outcome::RuntimeError;
+    v.summary = "the kernel's process died on case " + label + ": " + st.describe();
+    if (error.code == "child.protocol") v.summary = "the runner's answer was corrupted on case " + label + ": " + error.message;
+  }
+  if (check) {
+    check->passed = false;
+    check->status = st.timed_out ? "timeout" : "crash";
+    check->message = v.summary;
+    v.cases.push_back(*check);
+  }
+}
+
+double roofline_floor_us(const Platform& platform, const CaseInstance& inst) {
+  auto flops = evaluate_case_expression(inst, inst.task->flops);
+  auto bytes = evaluate_case_expression(inst, inst.task->bytes);
+  double floor = 0;
+  double peak = inst.dtype == DType::F64 ? platform.peak.gflops_fp64
+                : (inst.dtype == DType::F16 || inst.dtype == DType::BF16) ? std::max(platform.peak.gflops_fp16, platform.peak.gflops_fp32)
+                                                                          : platform.peak.gflops_fp32;
+  double bandwidth = platform.peak.bandwidth_gbs;
+  if (platform.peak.per_core) {
+    double cores = std::max(1u, std::thread::hardware_concurrency());
+    peak *= cores;
+    bandwidth *= cores;
+  }
+  if (flops && *flops > 0 && peak > 0) floor = std::max(floor, *flops / (peak * 1e9) * 1e6);
+  if (bytes && *bytes > 0 && bandwidth > 0) floor = std::max(floor, *bytes / (bandwidth * 1e9) * 1e6);
+  return floor;
+}
+
+bool case_selected(const EvalOptions& options, const Case& c) {
+  return options.case_filter.empty() || glob_match(options.case_filter, c.name);
+}
+
+}  // namespace
+
+void set_default_eval_hooks(EvalHooks hooks) { hooks_storage() = std::move(hooks); }
+const EvalHooks& default_eval_hooks() { return hooks_storage(); }
+
+std::string generate_glue(const Task& task) {
+  std::ostringstream os;
+  os << "// Generated: adapts " << task.entry << " to the runner's uniform call.\n"
+     << "#include <string.h>\n#include \"kgb_runner_abi.h\"\n\n"
+     << entry_declaration(task) << "\n\n"
+     << "static int kgb_glue_invoke(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {\n"
+     << "  (void)t; (void)s;\n  return " << task.entry << "(";
+  for (size_t i = 0; i < task.params.size(); ++i) {
+    const auto& p = task.params[i];
+    if (p.kind == ParamKind::Tensor) os << "t[" << i << "]";
+    else if (p.scalar_type == ScalarType::Float64) os << "s[" << i << "].f";
+    else if (p.scalar_type == ScalarType::Bool) os << "(int)s[" << i << "].i";
+    else os << "s[" << i << "].i";
+    os << ", ";
+  }
+  os << "stream);\n}\n\n"
+     << "extern \"C\" kgb_invoke_fn kgb_runner_resolve(const char* task_id) {\n"
+     << "  return strcmp(task_id, \"" << task.id << "\") == 0 ? kgb_glue_invoke : (kgb_invoke_fn)0;\n}\n";
+  return os.str();
+}
+
+CompileOutput compile_candidate(const Task& task, const Platform& platform, const std::string& source,
+                                const std::filesystem::path& work_dir, const EvalHooks& hooks) {
+  CompileOutput out;
+  auto start = Clock::now();
+  std::string source_name = "candidate." + platform.source_extension;
+  {
+    std::ofstream(work_dir / source_name, std::ios::binary) << source;
+    std::ofstream(work_dir / "glue.cpp") << generate_glue(task);
+  }
+  std::map<std::string, std::string> values{
+      {"source", source_name},
+      {"object", "candidate.o"},
+      {"glue", "glue.cpp"},
+      {"exe", "candidate"},
+      {"abi", abi_include_dir().string()},
+      {"runner_include", (source_root() / "backends" / "common" / "include").string()},
+      {"runner", (build_root() / platform.runner_library).string()},
+      {"source_root", source_root().string()},
+      {"build_root", build_root().string()},
+  };
+  auto run_step = [&](const std::vector<std::string>& templ, const char* what) -> bool {
+    std::vector<std::string> argv;
+    for (const auto& a : templ) argv.push_back(substitute(a, values));
+    auto r = run_command(argv, work_dir, platform.limits.compile_seconds);
+    if (!r) {
+      out.infra_error = std::string(what) + ": " + r.error().message;
+      return false;
+    }
+    out.log += r->output;
+    auto diags = parse_compiler_diagnostics(r->output);
+    out.diagnostics.insert(out.diagnostics.end(), diags.begin(), diags.end());
+    if (r->status.timed_out) {
+      out.diagnostics.push_back({"", 0, 0, "error", std::string(what) + " timed out after " +
+                                                        std::to_string(static_cast<int>(platform.limits.compile_seconds)) + " s", ""});
+      return false;
+    }
+    if (!r->status.exited || r->status.code != 0) {
+      bool has_error = std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == "error" || d.severity == "fatal"; });
+      if (!has_error) out.diagnostics.push_back({"", 0, 0, "error", std::string(what) + " failed (" + r->status.describe() + "): " + cap(r->output, 2000), ""});
+      return false;
+    }
+    return true;
+  };
+  if (!run_step(platform.compile_command, "compile")) {
+    out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return out;
+  }
+  out.object = work_dir / "candidate.o";
+  if (hooks.symbol_check) out.findings = hooks.symbol_check(out.object, platform);
+  if (!platform.has("compile_only") || !platform.link_command.empty()) {
+    if (platform.link_command.empty() || !run_step(platform.link_command, "link")) {
+      out.ok = platform.link_command.empty();
+      out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      return out;
+    }
+    out.executable = work_dir / "candidate";
+  }
+  out.ok = true;
+  out.log = cap(out.log, 64 * 1024);
+  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+Verdict evaluate(const Task& task, const Platform& platform, const std::string& source, const EvalOptions& options,
+                 const EvalHooks& hooks) {
+  auto started = Clock::now();
+  Verdict v;
+  v.task = task.id;
+  v.platform = platform.name;
+  v.kernel_hash = hex64(wire::hash_bytes(source.data(), source.size()));
+  auto finish = [&](Verdict& verdict) -> Verdict {
+    verdict.total_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return verdict;
+  };
+  uint64_t run_seed = options.seed ? *options.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+
+  // 1. Lint
+  v.stage = Stage::Lint;
+  if (options.lint && hooks.lint) {
+    auto t0 = Clock::now();
+    LintOutcome lint = hooks.lint(source, task, platform);
+    v.lint_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    v.diagnostics = lint.diagnostics;
+    v.findings = lint.findings;
+    if (has_reject(v)) {
+      v.outcome = Outcome::LintRejected;
+      for (const auto& f : v.findings)
+        if (f.severity == "reject") {
+          v.summary = "lint rejected the source: " + f.rule + " at " + f.location + ": " + f.message;
+          break;
+        }
+      return finish(v);
+    }
+  }
+
+  // 2. Compile
+  v.stage = Stage::Compile;
+  TempDir work("kgb-eval");
+  auto compiled = compile_candidate(task, platform, source, work.path(), hooks);
+  v.compile_seconds = compiled.seconds;
+  v.diagnostics.insert(v.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
+  v.findings.insert(v.findings.end(), compiled.findings.begin(), compiled.findings.end());
+  if (!compiled.infra_error.empty()) {
+    v.outcome = Outcome::InfraError;
+    v.summary = "toolchain problem: " + compiled.infra_error;
+    return finish(v);
+  }
+  if (!compiled.ok) {
+    v.outcome = Outcome::CompileError;
+    auto first = std::find_if(v.diagnostics.begin(), v.diagnostics.end(), [](const Diagnostic& d) { return d.severity == "error" || d.severity == "fatal"; });
+    v.summary = first == v.diagnostics.end() ? "compilation failed"
+                                             : "compilation failed: " + (first->line ? first->file + ":" + std::to_string(first->line) + ": " : "") + first->message;
+    return finish(v);
+  }
+  if (has_reject(v)) {
+    v.outcome = Outcome::LintRejected;
+    v.summary = "the compiled object uses a symbol outside the platform's allowlist";
+    for (const auto& f : v.findings)
+      if (f.severity == "reject") v.summary = f.rule + ": " + f.message;
+    return finish(v);
+  }
+  if (!platform.has("run")) {
+    v.stage = Stage::Done;
+    v.outcome = Outcome::Passed;
+    v.summary = "compiled (this platform is compile-only here)";
+    return finish(v);
+  }
+
+  // 3. Check
+  v.stage = Stage::Check;
+  auto check_start = Clock::now();
+  RunnerSession runner(platform, compiled.executable, work.path());
+  auto ready = runner.start(task.id, std::max(10.0, options.check_timeout_seconds));
+  if (!ready) {
+    runner_failed(v, runner, ready.error(), "start-up", nullptr);
+    if (ready.error().code == "child.spawn") {
+      v.outcome = Outcome::InfraError;
+      v.summary = ready.error().message;
+    }
+    return finish(v);
+  }
+  v.platform_facts = ready->device;
+  bool all_passed = true;
+  for (const auto& c : task.correctness) {
+    if (!case_selected(options, c)) continue;
+    for (DType dt : case_dtypes(task, c)) {
+      for (int s = 0; s < options.seeds_per_case; ++s) {
+        std::string label = c.name + "/" + std::string(dtype_name(dt)) + "#" + std::to_string(s);
+        auto inst = instantiate_case(task, c, dt, derive_seed(run_seed, task.id + "|" + label));
+        if (!inst) {
+          v.outcome = Outcome::InfraError;
+          v.summary = "the task's case cannot be built: " + inst.error().message;
+          runner.finish(5);
+          return finish(v);
+        }
+        auto expected = run_reference(*inst);
+        if (!expected) {
+          v.outcome = Outcome::InfraError;
+          v.summary = expected.error().message;
+          runner.finish(5);
+          return finish(v);
+        }
+        uint8_t poison = s % 2 == 0 ? 0xFF : 0xA5;
+        auto job = make_job(task, {&*inst}, wire::JobMode::Check, poison);
+        CaseCheck pending;
+        pending.name = c.name;
+        pending.dtype = std::string(dtype_name(dt));
+        pending.seed_index = s;
+        auto result = runner.run(job, options.check_timeout_seconds, result_limit_for(job), nullptr);
+        if (!result) {
+          runner_failed(v, runner, result.error(), label, &pending);
+          v.check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
+          return finish(v);
+        }
+        if (!result->error.empty()) {
+          runner.finish(5);
+          v.outcome = Outcome::RuntimeError;
+          v.summary = "device error on case " + label + ": " + result->error;
+          pending.status = "device-error";
+          pending.message = result->error;
+          v.cases.push_back(pending);
+          v.child_stdout = cap(runner.out());
+          v.child_stderr = cap(runner.err());
+          return finish(v);
+        }
+        if (result->status != 0) {
+          pending.status = "kernel-error";
+          pending.message = "the kernel returned " + std::to_string(result->status);
+          v.cases.push_back(pending);
+          all_passed = false;
+          continue;
+        }
+        if (result->launches == 0) {
+          add_finding(v, "no-device-work", "L2", "reject", "the call issued no device work (no kernel launch or enqueue)", label);
+        }
+        auto got = tensors_after(task, *inst, *result, 0);
+        CaseCheck check = check_outputs(*inst, *expected, got);
+        check.seed_index = s;
+        // L2: inputs must come back unchanged, outputs must have been written,
+        // and nothing outside an output's view may change.
+        for (size_t i = 0; i < task.params.size(); ++i) {
+          const auto& p = task.params[i];
+          if (p.kind != ParamKind::Tensor) continue;
+          const HostTensor& sent = inst->tensors.at(p.name);
+          if (p.role == TensorRole::Input) {
+            uint64_t h = wire::hash_bytes(sent.storage().data(), sent.storage().size());
+            if (result->hashes[0][i] != h)
+              add_finding(v, "input-mutated", "L2", "reject", "input tensor '" + p.name + "' was modified by the kernel", label);
+          } else if (p.role == TensorRole::Output) {
+            const HostTensor& after = got.at(p.name);
+            if (view_all_poison(after, poison))
+              add_finding(v, "output-untouched", "L2", "reject", "output '" + p.name + "' still holds the harness's poison pattern: the kernel never wrote it", label);
+            if (int64_t w = gap_writes(after, poison))
+              add_finding(v, "wrote-outside-output", "L2", "reject", std::to_string(w) + " element(s) of '" + p.name + "' storage outside its view were written", label);
+          }
+        }
+        // Determinism (first seed of every case): the same inputs again must give the same bits.
+        if (s == 0 && task.deterministic && check.passed) {
+          auto again = runner.run(make_job(task, {&*inst}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds, result_limit_for(job), nullptr);
+          if (!again) {
+            runner_failed(v, runner, again.error(), label + " (repeat)", nullptr);
+            return finish(v);
+          }
+          for (size_t i = 0; i < task.params.size(); ++i) {
+            const auto& p = task.params[i];
+            if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
+            auto a = tensors_after(task, *inst, *result, 0).at(p.name), b = tensors_after(task, *inst, *again, 0).at(p.name);
+            bool same = true;
+            int32_t size = dtype_size(a.dtype());
+            for (int64_t k = 0; k < a.numel() && same; ++k)
+              same = std::memcmp(a.data() + a.offset_of_linear(k) * size, b.data() + b.offset_of_linear(k) * size, size) == 0;
+            if (!same) add_finding(v, "nondeterministic", "L2", "reject", "output '" + p.name + "' differs between two calls with identical inputs", label);
+          }
+        }
+        // Random operators: another seed on the same inputs must change the output.
+        if (s == 0 && task.check == CheckKind::Statistical && check.passed) {
+          CaseInstance reseeded = *inst;
+          bool has_random = false;
+          for (const auto& p : task.params)
+            if (p.kind == ParamKind::Scalar && p.random) {
+              reseeded.scalars[p.name] = static_cast<double>(derive_seed(run_seed, label + p.name) >> 12);
+              has_random = true;
+            }
+          if (has_random) {
+            auto other = runner.run(make_job(task, {&reseeded}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds, result_limit_for(job), nullptr);
+            if (!other) {
+              runner_failed(v, runner, other.error(), label + " (reseeded)", nullptr);
+              return finish(v);
+            }
+            int64_t total = 0, differing = 0;
+            for (size_t i = 0; i < task.params.size(); ++i) {
+              const auto& p = task.params[i];
+              if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
+              auto a = tensors_after(task, *inst, *result, 0).at(p.name), b = tensors_after(task, reseeded, *other, 0).at(p.name);
+              for (int64_t k = 0; k < a.numel(); ++k, ++total) differing += a.get(k) != b.get(k);
+            }
+            if (total >= 64 && differing == 0)
+              add_finding(v, "ignores-random-seed", "L2", "reject", "a different seed gave bitwise the same random output", label);
+          }
+        }
+        if (!check.passed) all_passed = false;
+        v.cases.push_back(std::move(check));
+      }
+    }
+  }
+  v.check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
+  if (!all_passed || has_reject(v)) {
+    runner.finish(5);
+    v.child_stdout = cap(runner.out());
+    v.child_stderr = cap(runner.err());
+    auto bad = std::find_if(v.cases.begin(), v.cases.end(), [](const CaseCheck& c) { return !c.passed; });
+    if (!all_passed) {
+      v.outcome = bad != v.cases.end() && bad->status == "kernel-error" ? Outcome::RuntimeError : Outcome::WrongResult;
+      v.summary = "case " + bad->name + "/" + bad->dtype + ": " + bad->message;
+    } else {
+      v.outcome = Outcome::CheatDetected;
+      for (const auto& f : v.findings)
+        if (f.severity == "reject") {
+          v.summary = f.rule + " (" + f.location + "): " + f.message;
+          break;
+        }
+    }
+    return finish(v);
+  }
+
+  // 4. Time
+  bool timing = options.time && platform.has("time") && !task.performance.empty();
+  if (timing) {
+    v.stage = Stage::Time;
+    auto time_start = Clock::now();
+    std::unique_ptr<RunnerSession> baseline;
+    std::string baseline_kind;
+    if (options.baseline && !platform.baseline_runner.empty()) {
+      auto exe = build_root() / platform.baseline_runner;
+      if (std::filesystem::exists(exe)) {
+        baseline = std::make_unique<RunnerSession>(platform, exe, work.path());
+        auto b_ready = baseline->start(task.id, 30);
+        if (!b_ready || !b_ready->resolved) {
+          baseline.reset();
+        } else {
+          baseline_kind = b_ready->implementation;
+        }
+      }
+    }
+    wire::TimingRequest req;
+    req.max_seconds = options.time_budget_seconds;
+    req.target_rse = options.target_rse;
+    req.flush_bytes = platform.backend == "cpu" ? flush_bytes_for_host() : 0;
+    std::vector<double> speedups;
+    for (const auto& c : task.performance) {
+      if (!case_selected(options, c)) continue;
+      for (DType dt : case_dtypes(task, c)) {
+        std::string label = c.name + "/" + std::string(dtype_name(dt));
+        std::vector<CaseInstance> sets;
+        std::vector<std::map<std::string, HostTensor>> expected;
+        for (int s = 0; s < std::max(1, options.rotating_sets); ++s) {
+          auto inst = instantiate_case(task, c, dt, derive_seed(run_seed, task.id + "|perf|" + label + "#" + std::to_string(s)));
+          if (!inst) {
+            v.outcome = Outcome::InfraError;
+            v.summary = "the task's performance case cannot be built: " + inst.error().message;
+            return finish(v);
+          }
+          auto ref = run_reference(*inst);
+          if (!ref) {
+            v.outcome = Outcome::InfraError;
+            v.summary = ref.error().message;
+            return finish(v);
+          }
+          sets.push_back(std::move(*inst));
+          expected.push_back(std::move(*ref));
+        }
+        std::vector<const CaseInstance*> set_ptrs;
+        for (const auto& s : sets) set_ptrs.push_back(&s);
+        auto job = make_job(task, set_ptrs, wire::JobMode::Time, 0xFF);
+        job.timing = req;
+        double timeout = 8 * req.max_seconds + 60;
+        double wall = 0;
+        auto result = runner.run(job, timeout, result_limit_for(job), &wall);
+        if (!result) {
+          runner_failed(v, runner, result.error(), label + " (timing)", nullptr);
+          return finish(v);
+        }
+        if (!result->error.empty() || result->status != 0) {
+          runner.finish(5);
+          v.outcome = Outcome::RuntimeError;
+          v.summary = "while timing " + label + ": " + (result->error.empty() ? "the kernel returned " + std::to_string(result->status) : result->error);
+          return finish(v);
+        }
+        CaseTiming ct;
+        ct.name = c.name;
+        ct.dtype = std::string(dtype_name(dt));
+        ct.candidate = timing_of(result->times_us);
+        // Re-check what the timed calls produced, for every rotating set.
+        ct.rechecked = true;
+        for (size_t s = 0; s < sets.size(); ++s) {
+          auto got = tensors_after(task, sets[s], *result, s);
+          CaseCheck chk = check_outputs(sets[s], expected[s], got);
+          if (!chk.passed) {
+            ct.rechecked = false;
+            add_finding(v, "timed-output-wrong", "L2", "reject",
+                        "outputs of timed calls are wrong on input set " + std::to_string(s) + ": " + chk.message, label);
+          }
+        }
+        // L3: the reported iterations must fit the wall time the parent saw.
+        double reported = std::accumulate(result->times_us.begin(), result->times_us.end(), 0.0) / 1e6;
+        if (reported > wall * 1.05 + 0.01)
+          add_finding(v, "timing-inconsistent", "L3", "reject", "the runner reported more time in calls than elapsed in total", label);
+        ct.floor_us = roofline_floor_us(platform, sets[0]);
+        if (ct.floor_us > 0 && ct.candidate.median_us > 0) {
+          ct.roofline_fraction = ct.floor_us / ct.candidate.median_us;
+          if (ct.candidate.median_us < ct.floor_us)
+            add_finding(v, "below-roofline", "L3", "reject",
+                        "median " + std::to_string(ct.candidate.median_us) + " us is below the physical floor of " +
+                            std::to_string(ct.floor_us) + " us for this case",
+                        label);
+        }
+        if (baseline) {
+          auto b = baseline->run(job, timeout, result_limit_for(job), nullptr);
+          if (b && b->error.empty() && b->status == 0 && !b->times_us.empty()) {
+            ct.baseline = timing_of(b->times_us);
+            ct.baseline_kind = baseline_kind;
+            ct.speedup = ct.baseline->median_us / std::max(ct.candidate.median_us, 1e-3);
+            speedups.push_back(ct.speedup);
+          } else {
+            ct.baseline_kind = baseline_kind + " (failed: " + (b ? (b->error.empty() ? "returned " + std::to_string(b->status) : b->error) : b.error().message) + ")";
+            if (!b) baseline.reset();
+          }
+        }
+        v.timings.push_back(std::move(ct));
+      }
+    }
+    if (baseline) baseline->finish(5);
+    if (!speedups.empty()) {
+      double log_sum = 0;
+      for (double s : speedups) log_sum += std::log(s);
+      v.speedup = std::exp(log_sum / static_cast<double>(speedups.size()));
+    }
+    v.time_seconds = std::chrono::duration<double>(Clock::now() - time_start).count();
+  }
+  ExitStatus exit = runner.finish(5);
+  v.child_stdout = cap(runner.out());
+  v.child_stderr = cap(runner.err());
+  if (has_reject(v)) {
+    v.outcome = Outcome::CheatDetected;
+    for (const auto& f : v.findings)
+      if (f.severity == "reject") {
+        v.summary = f.rule + " (" + f.location + "): " + f.message;
+        break;
+      }
+    return finish(v);
+  }
+  (void)exit;
+  v.stage = Stage::Done;
+  v.outcome = Outcome::Passed;
+  std::ostringstream os;
+  os << "passed " << v.cases.size() << " correctness checks";
+  if (!v.timings.empty()) {
+    os << "; " << v.timings.size() << " performance case(s) timed";
+    if (v.speedup > 0) os << ", speedup " << std::fixed << std::setprecision(2) << v.speedup << "x (geomean)";
+  } else if (timing) {
+    os << "; no performance case selected";
+  } else {
+    os << "; not timed";
+  }
+  v.summary = os.str();
+  return finish(v);
+}
+
+TaskValidation validate_task(const Task& task, const Platform& platform, const EvalOptions& options) {
+  TaskValidation tv;
+  tv.task = task.id;
+  if (!find_reference(task.id)) tv.problems.push_back("no C++ reference registered");
+  uint64_t seed = options.seed ? *options.seed : 12345;
+  if (tv.problems.empty()) {
+    for (const auto& c : task.correctness) {
+      for (DType dt : case_dtypes(task, c)) {
+        auto inst = instantiate_case(task, c, dt, derive_seed(seed, c.name));
+        if (!inst) {
+          tv.problems.push_back(inst.error().message);
+          continue;
+        }
+        auto ref = run_reference(*inst);
+        if (!ref) {
+          tv.problems.push_back(ref.error().message);
+          continue;
+        }
+        if (c.expect_zero) continue;
+        for (const auto& p : task.params) {
+          if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
+          const HostTensor& out = ref->at(p.name);
+          if (out.numel() == 0) continue;
+          double largest = 0;
+          for (int64_t i = 0; i < out.numel(); ++i) {
+            double x = std::fabs(out.get(i));
+            if (!std::isnan(x)) largest = std::max(largest, x);
+          }
+          // All zeros, or too small to tell a wrong kernel from a right one.
+          if (largest <= task.tolerance.atol)
+            tv.problems.push_back("case " + c.name + "/" + std::string(dtype_name(dt)) + ": reference output '" + p.name +
+                                  "' is degenerate (max |x| = " + std::to_string(largest) + ")");
+        }
+      }
+    }
+  }
+  auto solution = bundled_solution(task, platform.solution_file);
+  if (solution) {
+    tv.solution = evaluate(task, platform, *solution, options);
+    if (!tv.solution->passed()) tv.problems.push_back("bundled solution: " + std::string(outcome_name(tv.solution->outcome)) + ": " + tv.solution->summary);
+    for (const auto& f : tv.solution->findings)
+      if (f.severity == "warn") tv.problems.push_back("bundled solution warning: " + f.rule + ": " + f.message);
+  } else {
+    tv.problems.push_back("no bundled solution " + platform.solution_file);
+  }
+  // Warnings on a bundled solution are reported but do not fail the task.
+  tv.passed = std::none_of(tv.problems.begin(), tv.problems.end(), [](const std::string& p) { return p.rfind("bundled solution warning", 0) != 0; });
+  return tv;
+}
+
+}  // namespace kgb

@@ -1,0 +1,222 @@
+#include "kgb/wire.h"
+
+#include <cerrno>
+#include <unistd.h>
+
+namespace kgb::wire {
+
+uint64_t TensorDesc::storage_bytes() const {
+  return static_cast<uint64_t>(storage_elements) * static_cast<uint64_t>(kgb_dtype_size(dtype));
+}
+
+uint64_t hash_bytes(const void* data, size_t n) {
+  // Word-at-a-time multiply-xorshift: fast enough for hundreds of MB, and any
+  // single changed byte changes the result.
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 0x243F6A8885A308D3ull ^ (n * 0x9E3779B97F4A7C15ull);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h ^= w;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  for (; i < n; ++i) {
+    h ^= p[i];
+    h *= 0xC4CEB9FE1A85EC53ull;
+  }
+  h ^= h >> 29;
+  return h;
+}
+
+void Writer::append(const void* p, size_t n) {
+  const auto* b = static_cast<const std::byte*>(p);
+  buffer_.insert(buffer_.end(), b, b + n);
+}
+
+void Writer::put_string(const std::string& s) {
+  put<uint64_t>(s.size());
+  append(s.data(), s.size());
+}
+
+void Writer::put_bytes(const std::vector<std::byte>& b) {
+  put<uint64_t>(b.size());
+  append(b.data(), b.size());
+}
+
+bool Reader::take(void* out, size_t n) {
+  if (size_ - pos_ < n) return false;
+  std::memcpy(out, data_ + pos_, n);
+  pos_ += n;
+  return true;
+}
+
+bool Reader::get_string(std::string& s, size_t limit) {
+  uint64_t n = 0;
+  if (!get(n) || n > limit || n > size_ - pos_) return false;
+  s.assign(reinterpret_cast<const char*>(data_ + pos_), n);
+  pos_ += n;
+  return true;
+}
+
+bool Reader::get_bytes(std::vector<std::byte>& b, size_t limit) {
+  uint64_t n = 0;
+  if (!get(n) || n > limit || n > size_ - pos_) return false;
+  b.assign(data_ + pos_, data_ + pos_ + n);
+  pos_ += n;
+  return true;
+}
+
+std::vector<std::byte> encode_hello(const std::string& task_id) {
+  Writer w;
+  w.put_string(task_id);
+  return std::move(w.buffer());
+}
+
+bool decode_hello(const std::vector<std::byte>& payload, std::string& task_id) {
+  Reader r(payload.data(), payload.size());
+  return r.get_string(task_id, 4096) && r.done();
+}
+
+std::vector<std::byte> encode_ready(const Ready& ready) {
+  Writer w;
+  w.put_string(ready.backend);
+  w.put_string(ready.device);
+  w.put_string(ready.implementation);
+  w.put<uint8_t>(ready.resolved ? 1 : 0);
+  return std::move(w.buffer());
+}
+
+bool decode_ready(const std::vector<std::byte>& payload, Ready& ready) {
+  Reader r(payload.data(), payload.size());
+  uint8_t resolved = 0;
+  bool ok = r.get_string(ready.backend, 4096) && r.get_string(ready.device, 4096) &&
+            r.get_string(ready.implementation, 4096) && r.get(resolved) && r.done();
+  ready.resolved = resolved != 0;
+  return ok;
+}
+
+std::vector<std::byte> encode_job(const Job& job) {
+  Writer w;
+  w.put(job.mode);
+  w.put(job.poison);
+  w.put(job.timing);
+  w.put<uint32_t>(static_cast<uint32_t>(job.params.size()));
+  for (const auto& p : job.params) {
+    w.put<uint8_t>(p.is_tensor ? 1 : 0);
+    if (p.is_tensor) w.put(p.tensor);
+    else w.put(p.scalar);
+  }
+  w.put<uint32_t>(static_cast<uint32_t>(job.sets.size()));
+  for (const auto& set : job.sets) {
+    w.put<uint32_t>(static_cast<uint32_t>(set.size()));
+    for (const auto& bytes : set) w.put_bytes(bytes);
+  }
+  return std::move(w.buffer());
+}
+
+bool decode_job(const std::vector<std::byte>& payload, Job& job) {
+  Reader r(payload.data(), payload.size());
+  uint32_t n = 0;
+  if (!r.get(job.mode) || !r.get(job.poison) || !r.get(job.timing) || !r.get(n) || n > 64) return false;
+  job.params.resize(n);
+  for (auto& p : job.params) {
+    uint8_t is_tensor = 0;
+    if (!r.get(is_tensor)) return false;
+    p.is_tensor = is_tensor != 0;
+    if (p.is_tensor ? !r.get(p.tensor) : !r.get(p.scalar)) return false;
+    if (p.is_tensor && (p.tensor.rank < 0 || p.tensor.rank > KGB_MAX_RANK)) return false;
+  }
+  uint32_t sets = 0;
+  if (!r.get(sets) || sets > 64) return false;
+  job.sets.resize(sets);
+  for (auto& set : job.sets) {
+    uint32_t m = 0;
+    if (!r.get(m) || m != n) return false;
+    set.resize(m);
+    for (auto& bytes : set)
+      if (!r.get_bytes(bytes, payload.size())) return false;
+  }
+  return r.done();
+}
+
+std::vector<std::byte> encode_result(const JobResult& res) {
+  Writer w;
+  w.put(res.status);
+  w.put_string(res.error);
+  w.put(res.child_seconds);
+  w.put<uint64_t>(res.times_us.size());
+  w.append(res.times_us.data(), res.times_us.size() * sizeof(double));
+  w.put(res.launches);
+  w.put<uint32_t>(static_cast<uint32_t>(res.hashes.size()));
+  for (size_t s = 0; s < res.hashes.size(); ++s) {
+    w.put<uint32_t>(static_cast<uint32_t>(res.hashes[s].size()));
+    for (size_t p = 0; p < res.hashes[s].size(); ++p) {
+      w.put(res.hashes[s][p]);
+      w.put_bytes(res.outputs[s][p]);
+    }
+  }
+  return std::move(w.buffer());
+}
+
+bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t limit) {
+  Reader r(payload.data(), payload.size());
+  uint64_t n_times = 0;
+  if (!r.get(res.status) || !r.get_string(res.error, 1 << 16) || !r.get(res.child_seconds) || !r.get(n_times)) return false;
+  if (n_times > 10'000'000) return false;
+  res.times_us.resize(n_times);
+  if (!r.take(res.times_us.data(), n_times * sizeof(double)) || !r.get(res.launches)) return false;
+  uint32_t sets = 0;
+  if (!r.get(sets) || sets > 64) return false;
+  res.hashes.assign(sets, {});
+  res.outputs.assign(sets, {});
+  for (uint32_t s = 0; s < sets; ++s) {
+    uint32_t m = 0;
+    if (!r.get(m) || m > 64) return false;
+    res.hashes[s].resize(m);
+    res.outputs[s].resize(m);
+    for (uint32_t p = 0; p < m; ++p)
+      if (!r.get(res.hashes[s][p]) || !r.get_bytes(res.outputs[s][p], limit)) return false;
+  }
+  return r.done();
+}
+
+static bool write_all(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t k = ::write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+static bool read_all(int fd, void* data, size_t n) {
+  auto* p = static_cast<char*>(data);
+  while (n > 0) {
+    ssize_t k = ::read(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+bool write_frame(int fd, MessageType type, const std::vector<std::byte>& payload) {
+  FrameHeader h{kMagic, static_cast<uint32_t>(type), payload.size()};
+  return write_all(fd, &h, sizeof h) && write_all(fd, payload.data(), payload.size());
+}
+
+bool read_frame(int fd, MessageType& type, std::vector<std::byte>& payload, uint64_t max_length) {
+  FrameHeader h{};
+  if (!read_all(fd, &h, sizeof h) || h.magic != kMagic || h.length > max_length) return false;
+  type = static_cast<MessageType>(h.type);
+  payload.resize(h.length);
+  return read_all(fd, payload.data(), h.length);
+}
+
+}  // namespace kgb::wire
