@@ -189,12 +189,14 @@ JobResult run_time(Device& device, kgb_invoke_fn fn, const Job& job) {
     device.flush_cache(req.flush_bytes);
     device.synchronize();
     int status = 0;
-    double us = device.timed_call(fn, s.view_ptrs.data(), scalars.data(), status);
+    double host_us = 0;
+    double us = device.timed_call(fn, s.view_ptrs.data(), scalars.data(), status, host_us);
     if (status != 0) {
       result.status = status;
       break;
     }
     result.times_us.push_back(us);
+    result.host_times_us.push_back(host_us);
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
     if (result.times_us.size() >= req.min_iterations &&
         (relative_standard_error(result.times_us) < req.target_rse || elapsed > req.max_seconds))

@@ -21,7 +21,8 @@ class CpuDevice final : public Device {
   kgb_stream stream() override { return nullptr; }
   void synchronize() override {}
   void flush_cache(int64_t bytes) override;
-  double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status) override;
+  double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+                    double& host_us) override;
 
  private:
   std::vector<unsigned char> flush_buffer_;

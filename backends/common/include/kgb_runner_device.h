@@ -27,9 +27,12 @@ class Device {
   virtual void synchronize() = 0;
   // Evicts the candidate's data from the caches before a timed call.
   virtual void flush_cache(int64_t bytes) = 0;
-  // Runs `call` once and returns its duration in microseconds, measured with
-  // the device's own timer (events on GPUs) and the call's return value.
-  virtual double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status) = 0;
+  // Runs the call once and returns its duration in microseconds measured with
+  // the device's own timer (events on the harness stream/queue on GPUs), plus
+  // `host_us`: host wall time from just before the call until a device-wide
+  // synchronise afterwards (catches work on side streams and deferred work).
+  virtual double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+                            double& host_us) = 0;
   // A non-empty message when the device is in an unrecoverable state.
   virtual std::string sticky_error() { return {}; }
   // Device work items issued since the last call (kernel launches, enqueues), or -1.

@@ -698,6 +698,16 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         ct.name = c.name;
         ct.dtype = std::string(dtype_name(dt));
         ct.candidate = timing_of(result->times_us);
+        ct.candidate_host = timing_of(result->host_times_us);
+        // L3 hybrid timing: device events only see the harness stream; a host
+        // clock around a device-wide synchronise sees everything. Work hidden
+        // on other streams or deferred past the call shows up as a gap.
+        if (platform.backend != "cpu" && ct.candidate_host.median_us > 2 * ct.candidate.median_us + 200)
+          add_finding(v, "hybrid-timing-mismatch", "L3", "reject",
+                      "host wall time to a device-wide synchronise (" + std::to_string(ct.candidate_host.median_us) +
+                          " us) is far above the event time on the harness stream (" + std::to_string(ct.candidate.median_us) +
+                          " us): work runs outside the harness stream or after the call returned",
+                      label);
         // Re-check what the timed calls produced, for every rotating set.
         ct.rechecked = true;
         for (size_t s = 0; s < sets.size(); ++s) {

@@ -103,7 +103,7 @@ void from_json(const json& j, Timing& t) {
 }
 
 void to_json(json& j, const CaseTiming& t) {
-  j = json{{"name", t.name}, {"dtype", t.dtype}, {"candidate", t.candidate}, {"speedup", t.speedup},
+  j = json{{"name", t.name}, {"dtype", t.dtype}, {"candidate", t.candidate}, {"candidate_host", t.candidate_host}, {"speedup", t.speedup},
            {"floor_us", t.floor_us}, {"roofline_fraction", t.roofline_fraction}, {"rechecked", t.rechecked}};
   j["baseline"] = t.baseline ? json(*t.baseline) : json(nullptr);
   j["baseline_kind"] = t.baseline_kind;
@@ -113,6 +113,7 @@ void from_json(const json& j, CaseTiming& t) {
   t.name = j.value("name", "");
   t.dtype = j.value("dtype", "");
   if (j.contains("candidate")) t.candidate = j["candidate"].get<Timing>();
+  if (j.contains("candidate_host")) t.candidate_host = j["candidate_host"].get<Timing>();
   if (j.contains("baseline") && !j["baseline"].is_null()) t.baseline = j["baseline"].get<Timing>();
   t.baseline_kind = j.value("baseline_kind", "");
   t.speedup = j.value("speedup", 0.0);

@@ -148,6 +148,8 @@ std::vector<std::byte> encode_result(const JobResult& res) {
   w.put(res.child_seconds);
   w.put<uint64_t>(res.times_us.size());
   w.append(res.times_us.data(), res.times_us.size() * sizeof(double));
+  w.put<uint64_t>(res.host_times_us.size());
+  w.append(res.host_times_us.data(), res.host_times_us.size() * sizeof(double));
   w.put(res.launches);
   w.put<uint32_t>(static_cast<uint32_t>(res.hashes.size()));
   for (size_t s = 0; s < res.hashes.size(); ++s) {
@@ -166,7 +168,11 @@ bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t
   if (!r.get(res.status) || !r.get_string(res.error, 1 << 16) || !r.get(res.child_seconds) || !r.get(n_times)) return false;
   if (n_times > 10'000'000) return false;
   res.times_us.resize(n_times);
-  if (!r.take(res.times_us.data(), n_times * sizeof(double)) || !r.get(res.launches)) return false;
+  if (!r.take(res.times_us.data(), n_times * sizeof(double))) return false;
+  uint64_t n_host = 0;
+  if (!r.get(n_host) || n_host > 10'000'000) return false;
+  res.host_times_us.resize(n_host);
+  if (!r.take(res.host_times_us.data(), n_host * sizeof(double)) || !r.get(res.launches)) return false;
   uint32_t sets = 0;
   if (!r.get(sets) || sets > 64) return false;
   res.hashes.assign(sets, {});

@@ -73,6 +73,7 @@ struct CaseTiming {
   std::string name;
   std::string dtype;
   Timing candidate;
+  Timing candidate_host;      // host wall clock to a device-wide synchronise
   std::optional<Timing> baseline;
   std::string baseline_kind;  // "aten", "openblas", "plain (written here)", ...
   double speedup = 0;         // baseline median / candidate median

@@ -68,7 +68,8 @@ struct JobResult {
   int32_t status = 0;      // the kernel's return value (first non-zero seen)
   std::string error;       // runner-side error (allocation, device fault), empty when none
   double child_seconds = 0;           // wall time of the whole job inside the runner
-  std::vector<double> times_us;       // per timed iteration
+  std::vector<double> times_us;       // per timed iteration, device timer
+  std::vector<double> host_times_us;  // per timed iteration, host wall clock to a device-wide sync
   int64_t launches = -1;              // device work observed during the calls (-1: not counted)
   // Per set, per parameter: hash of the storage after the calls, and the bytes
   // of output/inout storage (empty for inputs).
