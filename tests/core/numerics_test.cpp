@@ -1,0 +1,107 @@
+// dtypes, conversions, tensors and layouts, expressions, and the comparison
+// rules, without child processes.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kgb/case.h"
+#include "kgb/dtype.h"
+#include "kgb/expr.h"
+#include "kgb/tensor.h"
+#include "kgb/verdict.h"
+
+TEST_CASE("half conversion rounds to nearest even and keeps specials") {
+  CHECK(kgb::float_to_half(1.0f) == 0x3C00);
+  CHECK(kgb::float_to_half(-2.0f) == 0xC000);
+  CHECK(kgb::float_to_half(65504.0f) == 0x7BFF);
+  CHECK(kgb::float_to_half(65520.0f) == 0x7C00);                 // ties to even: overflows to Inf
+  CHECK(kgb::float_to_half(1.0f + 1.0f / 2048) == 0x3C00);        // halfway between 1 and the next half: to even
+  CHECK(kgb::float_to_half(1.0f + 3.0f / 2048) == 0x3C02);        // halfway, odd below: up
+  CHECK(kgb::float_to_half(std::ldexp(1.0f, -24)) == 0x0001);     // smallest subnormal
+  CHECK(kgb::float_to_half(std::ldexp(1.0f, -25)) == 0x0000);     // halfway to zero: to even
+  CHECK(std::isnan(kgb::half_to_float(kgb::float_to_half(std::numeric_limits<float>::quiet_NaN()))));
+  CHECK(std::isinf(kgb::half_to_float(kgb::float_to_half(std::numeric_limits<float>::infinity()))));
+  for (uint32_t h = 0; h < 0x7C00; ++h) CHECK_MESSAGE(kgb::float_to_half(kgb::half_to_float(static_cast<uint16_t>(h))) == h, h);
+}
+
+TEST_CASE("bfloat16 conversion rounds to nearest even") {
+  CHECK(kgb::float_to_bfloat16(1.0f) == 0x3F80);
+  CHECK(kgb::bfloat16_to_float(0x3F80) == 1.0f);
+  CHECK(kgb::float_to_bfloat16(1.0f + 1.0f / 256) == 0x3F80);     // tie: to even
+  CHECK(kgb::float_to_bfloat16(1.0f + 3.0f / 256) == 0x3F82);
+  CHECK(std::isnan(kgb::bfloat16_to_float(kgb::float_to_bfloat16(std::numeric_limits<float>::quiet_NaN()))));
+}
+
+TEST_CASE("every dtype stores and loads through a host tensor") {
+  for (kgb::DType t : kgb::kAllDTypes) {
+    CAPTURE(kgb::dtype_name(t));
+    auto x = kgb::HostTensor::contiguous(t, {3});
+    CHECK(static_cast<int64_t>(x.storage().size()) == 3 * kgb::dtype_size(t));
+    x.set(0, 1);
+    x.set(1, 0);
+    x.set(2, -3);
+    CHECK(x.get(0) == 1);
+    CHECK(x.get(1) == 0);
+    CHECK(x.get(2) == (t == kgb::DType::Bool ? 1 : -3));
+    CHECK(kgb::parse_dtype(kgb::dtype_name(t)) == t);
+    if (kgb::is_complex(t)) {
+      x.set_complex(1, {2, -5});
+      CHECK(x.get_complex(1) == std::complex<double>(2, -5));
+    }
+  }
+}
+
+TEST_CASE("strided views address the right storage elements") {
+  // 2x3 view, transposed storage (column-major), padded leading dimension 4.
+  kgb::HostTensor t(kgb::DType::F32, {2, 3}, {1, 4}, 4 * 2 + 2);
+  for (int64_t i = 0; i < 6; ++i) t.set(i, static_cast<double>(i));
+  CHECK(t.offset_of_linear(0) == 0);
+  CHECK(t.offset_of_linear(1) == 4);  // [0,1]
+  CHECK(t.offset_of_linear(3) == 1);  // [1,0]
+  CHECK(t.get(5) == 5);
+  CHECK_FALSE(t.is_contiguous());
+  CHECK(kgb::to_doubles(t) == std::vector<double>{0, 1, 2, 3, 4, 5});
+  CHECK(t.unravel(4) == std::vector<int64_t>{1, 1});
+}
+
+TEST_CASE("expressions: arithmetic, names, tensor functions and errors") {
+  auto t = kgb::HostTensor::contiguous(kgb::DType::F32, {2, 5});
+  for (int64_t i = 0; i < 10; ++i) t.set(i, 1.0);
+  kgb::ExprContext ctx;
+  ctx.variable = [](std::string_view n) -> std::optional<double> {
+    if (n == "M") return 8;
+    return std::nullopt;
+  };
+  ctx.tensor = [&](std::string_view n) -> const kgb::HostTensor* { return n == "x" ? &t : nullptr; };
+  CHECK(*kgb::evaluate_expression("2 * M * (M + 1) / 4", ctx) == 36);
+  CHECK(*kgb::evaluate_expression("-M + numel(x)", ctx) == 2);
+  CHECK(*kgb::evaluate_expression("size(x, -1) * rank(x)", ctx) == 10);
+  CHECK(*kgb::evaluate_expression("mean(x) - meansq(x)", ctx) == 0);
+  CHECK(*kgb::evaluate_expression("max(M, 3) + min(1, 2)", ctx) == 9);
+  CHECK_FALSE(kgb::evaluate_expression("M +", ctx).ok());
+  CHECK(kgb::evaluate_expression("K * 2", ctx).error().message.find("unknown name 'K'") != std::string::npos);
+  CHECK_FALSE(kgb::evaluate_expression("size(x, 5)", ctx).ok());
+  CHECK_FALSE(kgb::evaluate_expression("1 / 0", ctx).ok());
+}
+
+TEST_CASE("compiler diagnostics from gcc, nvcc and the linker are parsed") {
+  auto d = kgb::parse_compiler_diagnostics(
+      "candidate.cpp: In function 'int f()':\n"
+      "candidate.cpp:12:7: error: 'y' was not declared in this scope\n"
+      "   12 |   y = 1;\n"
+      "      |   ^\n"
+      "candidate.cu(33): error: identifier \"foo\" is undefined\n"
+      "/usr/bin/ld: candidate.o: in function `f': undefined reference to `bar'\n"
+      "candidate.cpp:3:1: warning: unused variable\n");
+  REQUIRE(d.size() == 4);
+  CHECK(d[0].file == "candidate.cpp");
+  CHECK(d[0].line == 12);
+  CHECK(d[0].column == 7);
+  CHECK(d[0].severity == "error");
+  CHECK(d[0].excerpt.find("y = 1") != std::string::npos);
+  CHECK(d[1].file == "candidate.cu");
+  CHECK(d[1].line == 33);
+  CHECK(d[2].message.find("undefined reference to `bar'") != std::string::npos);
+  CHECK(d[3].severity == "warning");
+}
