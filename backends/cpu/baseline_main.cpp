@@ -1,7 +1,13 @@
 // main() of the prebuilt CPU baseline runner: the same protocol and timing
 // loop as candidates, with the implementation taken from the baseline registry.
+#include <algorithm>
+#include <thread>
+
 #include "cpu_device.h"
 #include "kgb_baseline.h"
+#ifdef KGB_HAVE_TORCH
+#include <ATen/Parallel.h>
+#endif
 
 static const char* g_kind = "none";
 
@@ -13,6 +19,11 @@ extern "C" kgb_invoke_fn kgb_runner_resolve(const char* task_id) {
 }
 
 int main() {
+#ifdef KGB_HAVE_TORCH
+  // libtorch sizes its pool from physical cores and may pick 1 on small VMs,
+  // while candidates get every online core through OpenMP: compare like with like.
+  at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+#endif
   kgb::runner::CpuDevice device;
   return kgb::runner::serve(device, [] { return g_kind; });
 }

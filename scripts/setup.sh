@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# README command 1: install every dependency (Debian 12, as root or with sudo),
+# build, and run the main job on the embedded default.
+#   scripts/setup.sh            install, build, run the main job
+#   scripts/setup.sh --no-run   install and build only (CI)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run_main_job=1
+[[ "${1:-}" == "--no-run" ]] && run_main_job=0
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+packages=(
+  build-essential cmake ninja-build ccache git pkg-config file binutils
+  libboost1.81-dev libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev
+  libtomlplusplus-dev libsqlite3-dev
+  libopenblas-dev libtorch-dev
+  clang-19 libclang-19-dev llvm-19-dev
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libclblast-dev
+  g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+  echo "== installing ${#missing[@]} Debian package(s)"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# CUDA is not a Debian package here: use the toolkit when one is installed.
+cuda_flag=-DKGB_WITH_CUDA=OFF
+if [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  cuda_flag=-DKGB_WITH_CUDA=ON
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+
+echo "== configuring and building (build/)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$cuda_flag" > build-configure.log 2>&1 || {
+  cat build-configure.log; exit 1; }
+ninja -C build -j"$(nproc)"
+
+if (( run_main_job )); then
+  echo "== main job: kgb validate on cpu-x86_64 (every bundled task, reference sanity, solution vs baseline)"
+  build/agent/cli/kgb validate --platform cpu-x86_64
+fi

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# README command 2: build and run the whole test suite (unit, integration and
+# slow tests; GPU tests skip cleanly on hosts without a GPU).
+#   scripts/test.sh [extra ctest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+if [[ ! -f build/build.ninja ]]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    "-DKGB_WITH_CUDA=$([[ -x /usr/local/cuda/bin/nvcc ]] && echo ON || echo OFF)"
+fi
+ninja -C build -j"$(nproc)"
+cd build
+ctest --output-on-failure --label-exclude perf "$@"
