@@ -59,6 +59,7 @@ bool prepare_set(Device& device, const Job& job, const std::vector<std::vector<s
     void* mem = device.allocate(std::max<size_t>(bytes, 1));
     if (!mem) {
       error = "runner could not allocate " + std::to_string(bytes) + " bytes";
+      if (!device.sticky_error().empty()) error += ": " + device.sticky_error();
       return false;
     }
     set.storage[i] = mem;
@@ -136,6 +137,8 @@ JobResult run_check(Device& device, kgb_invoke_fn fn, const Job& job) {
     device.synchronize();
     int64_t launches = device.take_launch_count();
     if (launches >= 0) result.launches = std::max<int64_t>(result.launches, 0) + launches;
+    int64_t library = device.take_library_launch_count();
+    if (library >= 0) result.library_launches = std::max<int64_t>(result.library_launches, 0) + library;
     if (status != 0 && result.status == 0) result.status = status;
     result.error = device.sticky_error();
     if (!result.error.empty()) return result;
@@ -182,7 +185,10 @@ JobResult run_time(Device& device, kgb_invoke_fn fn, const Job& job) {
   if (!result.error.empty() || result.status != 0) return result;
   int64_t warm_launches = device.take_launch_count();
 
+  // The cap counts time inside the timed calls only, so a slow cache flush
+  // does not starve the estimate; the wall-clock stop is a safety net.
   auto loop_start = std::chrono::steady_clock::now();
+  double in_calls = 0;
   for (uint32_t it = 0; it < req.max_iterations; ++it) {
     SetBuffers& s = *sets[it % sets.size()];
     restore_inout(device, job, s);
@@ -197,11 +203,12 @@ JobResult run_time(Device& device, kgb_invoke_fn fn, const Job& job) {
     }
     result.times_us.push_back(us);
     result.host_times_us.push_back(host_us);
+    in_calls += host_us / 1e6;
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
-    if (result.times_us.size() >= req.min_iterations &&
-        (relative_standard_error(result.times_us) < req.target_rse || elapsed > req.max_seconds))
+    size_t n = result.times_us.size();
+    if (n >= req.min_iterations && (relative_standard_error(result.times_us) < req.target_rse || in_calls > req.max_seconds))
       break;
-    if (elapsed > 4 * req.max_seconds) break;  // slow kernels: stop even below min_iterations
+    if (n >= 3 && elapsed > 10 * req.max_seconds) break;  // slow kernels: stop even below min_iterations
   }
   int64_t timed_launches = device.take_launch_count();
   if (warm_launches >= 0 && timed_launches >= 0) result.launches = warm_launches + timed_launches;

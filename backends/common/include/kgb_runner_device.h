@@ -37,6 +37,10 @@ class Device {
   virtual std::string sticky_error() { return {}; }
   // Device work items issued since the last call (kernel launches, enqueues), or -1.
   virtual int64_t take_launch_count() { return -1; }
+  // Of the launches counted by the last take_launch_count(), those of library
+  // kernels (cuBLAS, ...) that the count above leaves out, or -1 when the
+  // backend cannot tell them apart.
+  virtual int64_t take_library_launch_count() { return -1; }
 };
 
 // Serves the protocol on fds 3/4 until Bye or EOF. Returns the process exit

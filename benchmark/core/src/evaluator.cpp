@@ -67,7 +67,8 @@ int64_t flush_bytes_for_host() {
     if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) v <<= 20;
     largest = std::max(largest, v);
   }
-  return std::max<int64_t>(2 * largest, 8 << 20);
+  // Capped: beyond a few hundred MB the flush costs more than it clears.
+  return std::clamp<int64_t>(2 * largest, 8 << 20, 256 << 20);
 }
 
 struct Stats {
@@ -538,8 +539,20 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
           all_passed = false;
           continue;
         }
-        if (result->launches == 0) {
-          add_finding(v, "no-device-work", "L2", "reject", "the call issued no device work (no kernel launch or enqueue)", label);
+        // An empty output needs no device work (and zero-sized launches are invalid).
+        bool has_output_elements = false;
+        for (const auto& p : task.params)
+          if (p.kind == ParamKind::Tensor && p.role != TensorRole::Input && inst->tensors.at(p.name).numel() > 0)
+            has_output_elements = true;
+        if (result->launches == 0 && has_output_elements) {
+          // Library kernels (cuBLAS and the like) are not the candidate's own work.
+          if (result->library_launches > 0)
+            add_finding(v, "library-only-launches", "L2", "reject",
+                        "the call launched only library kernels (" + std::to_string(result->library_launches) +
+                            " launch(es), e.g. cuBLAS) and no kernel of its own",
+                        label);
+          else
+            add_finding(v, "no-device-work", "L2", "reject", "the call issued no device work (no kernel launch or enqueue)", label);
         }
         auto got = tensors_after(task, *inst, *result, 0);
         CaseCheck check = check_outputs(*inst, *expected, got);
@@ -620,6 +633,18 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     if (!all_passed) {
       v.outcome = bad != v.cases.end() && bad->status == "kernel-error" ? Outcome::RuntimeError : Outcome::WrongResult;
       v.summary = "case " + bad->name + "/" + bad->dtype + ": " + bad->message;
+      // Device code compiled at run time (OpenCL programs) reports its build
+      // log on stderr in compiler form: a failed call with such errors is a
+      // compile error, with the diagnostics.
+      if (v.outcome == Outcome::RuntimeError) {
+        auto runtime = parse_compiler_diagnostics(v.child_stderr);
+        auto error = std::find_if(runtime.begin(), runtime.end(), [](const Diagnostic& d) { return d.severity == "error" || d.severity == "fatal"; });
+        if (error != runtime.end()) {
+          v.outcome = Outcome::CompileError;
+          v.summary = "device code failed to build at run time: " + error->file + ":" + std::to_string(error->line) + ": " + error->message;
+          v.diagnostics.insert(v.diagnostics.end(), runtime.begin(), runtime.end());
+        }
+      }
     } else {
       v.outcome = Outcome::CheatDetected;
       for (const auto& f : v.findings)
@@ -777,6 +802,8 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     if (v.speedup > 0) os << ", speedup " << std::fixed << std::setprecision(2) << v.speedup << "x (geomean)";
   } else if (timing) {
     os << "; no performance case selected";
+  } else if (options.time && platform.has("emulated")) {
+    os << "; timing unavailable (emulated platform)";
   } else {
     os << "; not timed";
   }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kgb/paths.h"
+#include "kgb/process.h"
 
 namespace kgb {
 
@@ -74,6 +75,8 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
   for (auto [key, target, required] : {std::tuple{"compile", &p.compile_command, true}, std::tuple{"link", &p.link_command, true},
                                        std::tuple{"emulator", &p.emulator, false}, std::tuple{"capabilities", &p.capabilities, true},
                                        std::tuple{"required_programs", &p.required_programs, false},
+                                       std::tuple{"probe", &p.probe, false},
+                                       std::tuple{"calibrate", &p.calibrate, false},
                                        std::tuple{"allowed_includes", &p.allowed_includes, false},
                                        std::tuple{"allowed_symbols", &p.allowed_symbols, false}}) {
     auto s = read_strings(j, key, *target, file, required);
@@ -120,7 +123,28 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
                    num("output_capture_bytes", &p.limits.output_capture_bytes)})
       if (!s) return s.error();
   }
+  // Measured figures (kgb calibrate) replace the descriptor's where present.
+  // A malformed calibration file is ignored rather than making the platform
+  // unusable: it is a cache of measurements, not configuration.
+  auto calibration = calibration_file(p.name);
+  std::error_code exists_error;
+  if (std::filesystem::exists(calibration, exists_error)) {
+    std::ifstream cal_in(calibration);
+    json cal = json::parse(cal_in, nullptr, false);
+    if (cal.is_object() && cal.contains("peak") && cal["peak"].is_object()) {
+      for (auto [key, target] : {std::pair{"gflops_fp32", &p.peak.gflops_fp32}, std::pair{"gflops_fp64", &p.peak.gflops_fp64},
+                                 std::pair{"gflops_fp16", &p.peak.gflops_fp16}, std::pair{"bandwidth_gbs", &p.peak.bandwidth_gbs}}) {
+        const json& v = cal["peak"].value(key, json());
+        if (v.is_number() && v.get<double>() > 0) *target = v.get<double>();
+      }
+      p.calibrated_from = calibration;
+    }
+  }
   return p;
+}
+
+std::filesystem::path calibration_file(const std::string& platform_name) {
+  return build_root() / "calibration" / (platform_name + ".json");
 }
 
 Result<Platform> load_platform(const std::string& name) {
@@ -163,6 +187,40 @@ bool program_on_path(const std::string& program) {
   return false;
 }
 
+// Runs the platform's probe with its environment on top of ours; returns
+// why the platform is unavailable, or "" when the probe succeeded.
+std::string run_probe(const Platform& platform) {
+  std::vector<std::string> argv;
+  for (const auto& arg : platform.probe) {
+    std::string a = arg;
+    for (auto [token, value] : {std::pair<std::string, std::string>{"{build_root}", build_root().string()},
+                                std::pair<std::string, std::string>{"{source_root}", source_root().string()}})
+      for (size_t at = a.find(token); at != std::string::npos; at = a.find(token, at + value.size()))
+        a.replace(at, token.size(), value);
+    argv.push_back(a);
+  }
+  if (!program_on_path(argv[0])) return "probe '" + argv[0] + "' not found (build the backend)";
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry = *e;
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [k, v] : platform.environment) env[k] = v;
+  SpawnOptions opts;
+  opts.argv = argv;
+  opts.environment = env;
+  opts.capture_limit = 16 * 1024;
+  auto child = ChildProcess::spawn(opts);
+  if (!child) return "probe could not be started: " + child.error().message;
+  ExitStatus st = (*child)->wait(deadline_after(30));
+  if (st.exited && st.code == 0) return "";
+  std::string out = (*child)->stdout_text() + (*child)->stderr_text();
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  if (out.empty()) out = "probe " + argv[0] + " failed (" + st.describe() + ")";
+  return out;
+}
+
 }  // namespace
 
 PlatformAvailability check_availability(const Platform& platform) {
@@ -172,7 +230,12 @@ PlatformAvailability check_availability(const Platform& platform) {
     auto lib = build_root() / platform.runner_library;
     if (!std::filesystem::exists(lib)) return {false, "runner library not built (" + platform.runner_library + "); enable the backend in CMake"};
   }
+  if (!platform.probe.empty()) {
+    auto reason = run_probe(platform);
+    if (!reason.empty()) return {false, reason};
+  }
   if (platform.has("compile_only")) return {true, "compile only on this host"};
+  if (platform.has("emulated")) return {true, "emulated: correctness only, no timing"};
   return {true, ""};
 }
 

@@ -151,6 +151,7 @@ std::vector<std::byte> encode_result(const JobResult& res) {
   w.put<uint64_t>(res.host_times_us.size());
   w.append(res.host_times_us.data(), res.host_times_us.size() * sizeof(double));
   w.put(res.launches);
+  w.put(res.library_launches);
   w.put<uint32_t>(static_cast<uint32_t>(res.hashes.size()));
   for (size_t s = 0; s < res.hashes.size(); ++s) {
     w.put<uint32_t>(static_cast<uint32_t>(res.hashes[s].size()));
@@ -172,7 +173,9 @@ bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t
   uint64_t n_host = 0;
   if (!r.get(n_host) || n_host > 10'000'000) return false;
   res.host_times_us.resize(n_host);
-  if (!r.take(res.host_times_us.data(), n_host * sizeof(double)) || !r.get(res.launches)) return false;
+  if (!r.take(res.host_times_us.data(), n_host * sizeof(double)) || !r.get(res.launches) ||
+      !r.get(res.library_launches))
+    return false;
   uint32_t sets = 0;
   if (!r.get(sets) || sets > 64) return false;
   res.hashes.assign(sets, {});

@@ -46,12 +46,21 @@ struct Platform {
   std::vector<std::string> emulator;         // prefix for running, e.g. {"qemu-aarch64","-L","/usr/aarch64-linux-gnu"}
   std::vector<std::string> capabilities;     // "run", "time", "compile_only", "emulated"
   std::vector<std::string> required_programs;  // must be on PATH for the platform to be available
+  // Optional availability probe (placeholders {build_root} {source_root}), run
+  // with the platform's environment: exit 0 = available; otherwise its output
+  // is the reason (e.g. "no OpenCL device matches vendor 'nvidia'").
+  std::vector<std::string> probe;
+  // Optional microbenchmark (same placeholders) printing a JSON object whose
+  // "peak" holds measured figures; `kgb calibrate` stores its output as
+  // calibration_file(), which the loader overlays on `peak`.
+  std::vector<std::string> calibrate;
   std::vector<std::string> allowed_includes;   // header allowlist for lint
   std::vector<std::string> allowed_symbols;    // undefined-symbol allowlist (regexes) for the symbol check
   std::map<std::string, std::string> environment;  // set in the child (e.g. OMP_NUM_THREADS)
   PlatformPeak peak;
   PlatformLimits limits;
   std::filesystem::path file;  // where it was loaded from
+  std::filesystem::path calibrated_from;  // calibration file overlaid on `peak`, empty when none
 
   bool has(std::string_view capability) const;
 };
@@ -62,6 +71,9 @@ struct PlatformAvailability {
 };
 
 Result<Platform> load_platform_file(const std::filesystem::path& file);
+// Where `kgb calibrate` keeps a platform's measured peak figures:
+// build_root()/calibration/<name>.json.
+std::filesystem::path calibration_file(const std::string& platform_name);
 // Loads backends/platforms/<name>.json.
 Result<Platform> load_platform(const std::string& name);
 // Every descriptor; a malformed file is reported in `errors`, never aborts the rest.

@@ -71,6 +71,7 @@ struct JobResult {
   std::vector<double> times_us;       // per timed iteration, device timer
   std::vector<double> host_times_us;  // per timed iteration, host wall clock to a device-wide sync
   int64_t launches = -1;              // device work observed during the calls (-1: not counted)
+  int64_t library_launches = -1;      // library kernels launched during the calls, not in `launches` (-1: not counted)
   // Per set, per parameter: hash of the storage after the calls, and the bytes
   // of output/inout storage (empty for inputs).
   std::vector<std::vector<uint64_t>> hashes;
