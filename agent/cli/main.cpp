@@ -5,6 +5,7 @@
 #include "eval_commands.h"
 #include "exit_codes.h"
 #ifdef KGB_HAVE_LINT
+#include "kgb/lint.h"
 #include "lint_commands.h"
 #endif
 #ifdef KGB_HAVE_LLM
@@ -13,8 +14,18 @@
 #ifdef KGB_HAVE_AGENT_LOOP
 #include "agent_commands.h"
 #endif
+#ifdef KGB_HAVE_PORTABILITY
+#include "portability_commands.h"
+#endif
+#ifdef KGB_HAVE_PROFILE
+#include "profile_commands.h"
+#endif
 
 int main(int argc, char** argv) {
+#ifdef KGB_HAVE_LINT
+  // Lint is stage 1 of every evaluation, and the symbol check follows the compile.
+  kgb::set_default_eval_hooks(kgb::lint::eval_hooks());
+#endif
   CLI::App app{"kgb: KernelGenBench, a benchmark and agent framework for LLM-generated kernels"};
   app.require_subcommand(1);
   int exit_code = kgb::cli::kExitOk;
@@ -27,6 +38,12 @@ int main(int argc, char** argv) {
 #endif
 #ifdef KGB_HAVE_AGENT_LOOP
   kgb::cli::add_agent_commands(app, exit_code);
+#endif
+#ifdef KGB_HAVE_PORTABILITY
+  kgb::cli::add_portability_commands(app, exit_code);
+#endif
+#ifdef KGB_HAVE_PROFILE
+  kgb::cli::add_profile_commands(app, exit_code);
 #endif
   try {
     app.parse(argc, argv);
