@@ -5,6 +5,8 @@
 #   scripts/setup.sh --no-run   install and build only (CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hits across clones in other folders (CI builds a fresh clone).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 run_main_job=1
 [[ "${1:-}" == "--no-run" ]] && run_main_job=0
