@@ -8,6 +8,8 @@
 #   KGB_BUILD_DIR  build folder (default: <checkout>/build-device-opencl); the
 #                  evaluation half is configured and built there when needed
 #   KGB_JOBS       parallel build jobs (default: the number of cores)
+#   KGB_CMAKE_ARGS extra CMake arguments for the first configure (e.g. a
+#                  -DCMAKE_INCLUDE_PATH for headers installed outside /usr)
 #
 # The NVIDIA ICD is set up in a temporary folder (an .icd file naming
 # libnvidia-opencl.so.1, OCL_ICD_VENDORS pointing at the folder) so that clinfo
@@ -45,7 +47,8 @@ fi
 
 if [[ ! -f "$build/build.ninja" ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKGB_BUILD_AGENT=OFF \
-    -DKGB_WITH_CLANG_TOOLING=OFF -DKGB_WITH_TORCH=OFF -DKGB_WITH_OPENCL=ON -DKGB_BUILD_TESTS=OFF "${cmake_opencl[@]}"
+    -DKGB_WITH_CLANG_TOOLING=OFF -DKGB_WITH_TORCH=OFF -DKGB_WITH_OPENCL=ON -DKGB_BUILD_TESTS=OFF \
+    "${cmake_opencl[@]}" ${KGB_CMAKE_ARGS:-}
 fi
 ninja -C "$build" -j "$jobs" kgb kgb_runner_opencl kgb-opencl-probe kgb-baseline-opencl
 

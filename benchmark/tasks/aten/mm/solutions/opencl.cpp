@@ -1,0 +1,142 @@
+// aten/mm in OpenCL: out = self @ mat2 for strided views.
+// A 16 x 16 tiled product: each work-group stages a 16 x 16 tile of both
+// operands in local memory per step along K and each work-item accumulates one
+// output. Range dimension 0 runs over the output index that is contiguous in
+// memory: for a row-major out the host computes out^T = mat2^T self^T, which is
+// the same kernel with the operands' roles and strides swapped, so loads and
+// stores stay coalesced in the usual layouts. Accumulation: double for f64,
+// float otherwise; f16/bf16 are ushort data converted in the kernel.
+#include <stdint.h>
+
+#include "kgb_opencl.h"
+
+namespace {
+
+constexpr size_t kTile = 16;
+
+const char kSource[] = R"CLC(
+#ifndef KGB_DT
+#define KGB_DT 6
+#endif
+#if KGB_DT == 7
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#define TILE 16
+
+float h2f(ushort h) {
+  uint sign = (uint)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
+  if (e != 0) return as_float(sign | ((e + 112u) << 23) | (m << 13));
+  float f = (float)m * 5.9604644775390625e-8f;
+  return sign ? -f : f;
+}
+ushort f2h(float f) {
+  uint x = as_uint(f), ax = x & 0x7fffffffu;
+  ushort sign = (ushort)((x >> 16) & 0x8000u);
+  if (ax > 0x7f800000u) return sign | 0x7e00;
+  if (ax >= 0x477ff000u) return sign | 0x7c00;
+  if (ax >= 0x38800000u) return sign | (ushort)((ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u) >> 13);
+  return sign | (ushort)(as_uint(as_float(ax) + 0.5f) - 0x3f000000u);
+}
+float bf2f(ushort b) { return as_float((uint)b << 16); }
+ushort f2bf(float f) {
+  uint x = as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u);
+  return (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+#if KGB_DT == 6
+typedef float S; typedef float ACC;
+#define LOAD(v) (v)
+#define STORE(v) (v)
+#elif KGB_DT == 7
+typedef double S; typedef double ACC;
+#define LOAD(v) (v)
+#define STORE(v) (v)
+#elif KGB_DT == 4
+typedef ushort S; typedef float ACC;
+#define LOAD(v) h2f(v)
+#define STORE(v) f2h(v)
+#elif KGB_DT == 5
+typedef ushort S; typedef float ACC;
+#define LOAD(v) bf2f(v)
+#define STORE(v) f2bf(v)
+#endif
+
+// C(i, j) = sum over l of A(i, l) B(l, j); A(i, l) = a[a_off + i*sai + l*sal] and so on.
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void matmul(__global S* c, long c_off, __global const S* a, long a_off, __global const S* b, long b_off,
+            long M, long N, long K, long sai, long sal, long sbl, long sbj, long sci, long scj) {
+  __local ACC ta[TILE][TILE + 1];  // ta[l][i]
+  __local ACC tb[TILE][TILE + 1];  // tb[j][l]
+  int tx = get_local_id(0), ty = get_local_id(1);
+  long i0 = (long)get_group_id(0) * TILE, j0 = (long)get_group_id(1) * TILE;
+  ACC acc = 0;
+  for (long l0 = 0; l0 < K; l0 += TILE) {
+    long ai = i0 + tx, al = l0 + ty;
+    ta[ty][tx] = (ai < M && al < K) ? LOAD(a[a_off + ai * sai + al * sal]) : (ACC)0;
+    long bl = l0 + tx, bj = j0 + ty;
+    tb[ty][tx] = (bl < K && bj < N) ? LOAD(b[b_off + bl * sbl + bj * sbj]) : (ACC)0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int l = 0; l < TILE; ++l) acc += ta[l][tx] * tb[ty][l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  long i = i0 + tx, j = j0 + ty;
+  if (i < M && j < N) c[c_off + i * sci + j * scj] = STORE(acc);
+}
+)CLC";
+
+const char* build_options(int32_t dtype) {
+  switch (dtype) {
+    case KGB_F16: return "-cl-std=CL1.2 -DKGB_DT=4";
+    case KGB_BF16: return "-cl-std=CL1.2 -DKGB_DT=5";
+    case KGB_F32: return "-cl-std=CL1.2 -DKGB_DT=6";
+    case KGB_F64: return "-cl-std=CL1.2 -DKGB_DT=7";
+    default: return nullptr;
+  }
+}
+
+inline cl_long magnitude(cl_long v) { return v < 0 ? -v : v; }
+
+}  // namespace
+
+extern "C" int kgb_aten_mm(const kgb_tensor* self, const kgb_tensor* mat2, kgb_tensor* out, kgb_stream stream) {
+  if (self->dtype != out->dtype || mat2->dtype != out->dtype) return KGB_ERR_INVALID;
+  const char* options = build_options(out->dtype);
+  if (!options) return KGB_ERR_UNSUPPORTED;
+  if (out->dtype == KGB_F64 && !kgb_cl_has_fp64(stream)) return KGB_ERR_UNSUPPORTED;
+  if (self->rank != 2 || mat2->rank != 2 || out->rank != 2) return KGB_ERR_INVALID;
+  cl_long M = self->sizes[0], K = self->sizes[1], N = mat2->sizes[1];
+  if (mat2->sizes[0] != K || out->sizes[0] != M || out->sizes[1] != N) return KGB_ERR_INVALID;
+  if (M == 0 || N == 0) return KGB_OK;
+  const kgb_tensor* a = self;
+  const kgb_tensor* b = mat2;
+  cl_long sai = self->strides[0], sal = self->strides[1], sbl = mat2->strides[0], sbj = mat2->strides[1];
+  cl_long sci = out->strides[0], scj = out->strides[1];
+  // Range dimension 0 follows the contiguous index of out: for a row-major
+  // out compute out^T = mat2^T self^T.
+  if (N > 1 && (M == 1 || magnitude(scj) < magnitude(sci))) {
+    const kgb_tensor* t = a;
+    a = b;
+    b = t;
+    cl_long nai = sbj, nal = sbl, nbl = sal, nbj = sai;
+    sai = nai, sal = nal, sbl = nbl, sbj = nbj;
+    cl_long s = sci;
+    sci = scj, scj = s;
+    s = M;
+    M = N, N = s;
+  }
+
+  cl_kernel k = nullptr;
+  if (kgb_cl_get_kernel(stream, kSource, options, "matmul", &k) != CL_SUCCESS) return KGB_ERR_INVALID;
+  cl_int err = kgb_cl_set_tensor_arg(stream, k, 0, out);
+  err |= kgb_cl_set_tensor_arg(stream, k, 2, a);
+  err |= kgb_cl_set_tensor_arg(stream, k, 4, b);
+  const cl_long values[] = {M, N, K, sai, sal, sbl, sbj, sci, scj};
+  for (cl_uint i = 0; i < 9; ++i) err |= clSetKernelArg(k, 6 + i, sizeof(cl_long), &values[i]);
+  if (err != CL_SUCCESS) return KGB_ERR_INVALID;
+  const size_t local[2] = {kTile, kTile};
+  const size_t global[2] = {(static_cast<size_t>(M) + kTile - 1) / kTile * kTile,
+                            (static_cast<size_t>(N) + kTile - 1) / kTile * kTile};
+  return kgb_cl_enqueue(stream, k, 2, global, local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
+}
