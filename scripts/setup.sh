@@ -42,7 +42,8 @@ if [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 echo "== configuring and building (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$cuda_flag" > build-configure.log 2>&1 || {
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$cuda_flag" \
+  -DKGB_BUILD_AGENT=ON -DKGB_WITH_CLANG_TOOLING=ON -DKGB_WITH_TORCH=ON -DKGB_WITH_OPENBLAS=ON -DKGB_WITH_OPENCL=ON > build-configure.log 2>&1 || {
   cat build-configure.log; exit 1; }
 ninja -C build -j"$(nproc)"
 
