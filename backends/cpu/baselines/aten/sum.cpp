@@ -1,0 +1,45 @@
+// Baseline for aten/sum: ATen's sum.IntList_out (one dim, keepdim, dtype = input
+// dtype) on views of the harness buffers.
+#include <ATen/ATen.h>
+
+#include <exception>
+
+#include "kgb_baseline.h"
+
+namespace {
+
+at::ScalarType aten_dtype(int32_t dtype) {
+  switch (dtype) {
+    case KGB_F32: return at::kFloat;
+    case KGB_F64: return at::kDouble;
+    case KGB_F16: return at::kHalf;
+    case KGB_BF16: return at::kBFloat16;
+    case KGB_I32: return at::kInt;
+    case KGB_I64: return at::kLong;
+    default: return at::ScalarType::Undefined;
+  }
+}
+
+// A non-owning ATen view with the kgb_tensor's sizes and element strides.
+at::Tensor view_of(const kgb_tensor* t) {
+  return at::from_blob(t->data, at::IntArrayRef(t->sizes, t->rank), at::IntArrayRef(t->strides, t->rank),
+                       at::TensorOptions().dtype(aten_dtype(t->dtype)).device(at::kCPU));
+}
+
+int sum_via_aten(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, kgb_stream) {
+  if (aten_dtype(tensors[0]->dtype) == at::ScalarType::Undefined) return KGB_ERR_UNSUPPORTED;
+  try {
+    at::Tensor self = view_of(tensors[0]), out = view_of(tensors[3]);
+    const int64_t dim = scalars[1].i;
+    const bool keepdim = scalars[2].i != 0;
+    // The reduction writes through out's strides (TensorIterator).
+    at::sum_out(out, self, at::IntArrayRef{dim}, keepdim, self.scalar_type());
+  } catch (const std::exception&) {
+    return KGB_ERR_INVALID;
+  }
+  return KGB_OK;
+}
+
+}  // namespace
+
+KGB_REGISTER_BASELINE("aten/sum", "aten", sum_via_aten);
