@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -58,6 +59,7 @@ struct ChildSetup {
   std::optional<ProcessLimits> limits;
   bool isolate = false;
   bool drop_root = false;
+  bool own_proc = false;  // in new PID + mount namespaces: mount a /proc that matches them
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1, request_fd = -1, response_fd = -1, error_fd = -1;
   // The program opened by the parent: executing through the descriptor works
   // after dropping root even when a folder on its path is closed to others.
@@ -94,6 +96,15 @@ int child_main(void* arg) {
   for (int fd = first_closed; fd < 1024; ++fd)
     if (fd != s->error_fd && fd != s->exe_fd) ::close(fd);
   if (!s->working_dir.empty() && ::chdir(s->working_dir.c_str()) != 0) child_fail(s->error_fd, 4);
+  if (s->own_proc) {
+    // A /proc of the new PID namespace: with the parent's, getpid() (1 here)
+    // names another process there, and the CUDA driver fails to start
+    // (cudaErrorOperatingSystem; a matching /proc fixes it). Private
+    // propagation keeps the mount out of the parent's namespace. Best effort:
+    // without it the child still runs.
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0)
+      ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+  }
   if (s->limits) {
     const auto& l = *s->limits;
     set_limit(RLIMIT_CORE, 0);
@@ -192,7 +203,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnOptions& op
     // network. Both need privileges; without them fall back to a process group.
     constexpr size_t kStack = 256 * 1024;
     std::vector<char> stack(kStack);
-    pid = ::clone(child_main, stack.data() + kStack, CLONE_NEWPID | CLONE_NEWNET | SIGCHLD, &setup);
+    setup.own_proc = true;
+    pid = ::clone(child_main, stack.data() + kStack, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | SIGCHLD, &setup);
+    if (pid < 0) {  // no mount namespace allowed: PID and network namespaces alone
+      setup.own_proc = false;
+      pid = ::clone(child_main, stack.data() + kStack, CLONE_NEWPID | CLONE_NEWNET | SIGCHLD, &setup);
+    }
     if (pid > 0) child->namespaced_ = true;
   }
   if (pid < 0) {

@@ -1,0 +1,168 @@
+// The profiling commands: profile, calibrate.
+#include "profile_commands.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "exit_codes.h"
+#include "kgb/paths.h"
+#include "kgb/platform.h"
+#include "kgb/profile.h"
+#include "kgb/task.h"
+
+namespace kgb::cli {
+namespace {
+
+using nlohmann::json;
+
+void print_profile_text(const profile::ProfileResult& r) {
+  std::cout << "task:      " << r.task << "\n"
+            << "platform:  " << r.platform << "\n";
+  if (!r.profiled_case.empty()) std::cout << "case:      " << r.profiled_case << " (under Nsight Compute)\n";
+  for (const auto& d : r.diagnostics)
+    if (d.severity == "error" || d.severity == "fatal")
+      std::cout << "  " << (d.file.empty() ? "" : d.file + ":" + std::to_string(d.line) + ": ") << d.severity << ": " << d.message << "\n";
+  if (!r.kernels.empty()) {
+    std::printf("%-4s %-44s %12s %8s %8s %9s  %s\n", "id", "kernel", "duration", "DRAM%", "SM%", "occupancy", "top stalls (warps per issue)");
+    for (const auto& k : r.kernels) {
+      std::string name = k.name.size() > 44 ? k.name.substr(0, 41) + "..." : k.name;
+      std::string stalls;
+      for (const auto& [reason, value] : k.top_stalls) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s%s %.2f", stalls.empty() ? "" : ", ", reason.c_str(), value);
+        stalls += buf;
+      }
+      std::printf("%-4lld %-44s %9.2f us %7.1f%% %7.1f%% %8.1f%%  %s\n", static_cast<long long>(k.id), name.c_str(), k.duration_us,
+                  k.dram_throughput_pct, k.sm_throughput_pct, k.achieved_occupancy_pct, stalls.c_str());
+    }
+    std::printf("total:     %.2f us over %zu kernel launch(es)\n", r.total_duration_us, r.kernels.size());
+  }
+  if (r.sanitizer_errors >= 0)
+    std::cout << "sanitizer: compute-sanitizer memcheck reported " << r.sanitizer_errors << " error(s)\n";
+  for (const auto& f : r.findings)
+    std::cout << "  [" << f.severity << "] " << f.layer << " " << f.rule << " (" << f.location << "): " << f.message << "\n";
+  for (const auto& w : r.warnings) std::cout << "warning:   " << w << "\n";
+  if (!r.error.empty()) std::cout << "error:     " << r.error << "\n";
+}
+
+const Task* find_task(const std::vector<Task>& tasks, const std::string& id) {
+  for (const auto& t : tasks)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
+void add_profile_commands(CLI::App& app, int& exit_code) {
+  // kgb profile
+  {
+    auto* cmd = app.add_subcommand("profile", "run a candidate under Nsight Compute (and compute-sanitizer with --sanitize)");
+    struct Args {
+      std::string task, platform = "cuda-sm90", kernel, cases;
+      bool sanitize = false, no_ncu = false, json = false, no_isolate = false;
+      double timeout = 600;
+    };
+    auto a = std::make_shared<Args>();
+    cmd->add_option("task", a->task, "task id")->required();
+    cmd->add_option("--kernel,-k", a->kernel, "candidate source file")->required();
+    cmd->add_option("--platform,-p", a->platform, "platform name")->capture_default_str();
+    cmd->add_option("--cases", a->cases, "case glob (ncu: first match; sanitizer: every match)");
+    cmd->add_flag("--sanitize", a->sanitize, "also run the correctness cases under compute-sanitizer memcheck");
+    cmd->add_flag("--no-ncu", a->no_ncu, "skip Nsight Compute (with --sanitize: memcheck only)");
+    cmd->add_flag("--no-isolate", a->no_isolate, "run the tools without the runner's namespaces and unprivileged user");
+    cmd->add_option("--timeout", a->timeout, "seconds allowed per tool run")->capture_default_str();
+    cmd->add_flag("--json", a->json, "print the result as one JSON object");
+    cmd->callback([a, &exit_code] {
+      auto report = load_all_tasks(tasks_root());
+      const Task* t = find_task(report.tasks, a->task);
+      if (!t) {
+        std::cerr << "error: unknown task '" << a->task << "' (see `kgb tasks`)\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      auto p = load_platform(a->platform);
+      if (!p) {
+        std::cerr << "error: " << p.error().message << "\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      std::ifstream in(a->kernel, std::ios::binary);
+      if (!in) {
+        std::cerr << "error: cannot read kernel file '" << a->kernel << "'\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      std::ostringstream src;
+      src << in.rdbuf();
+      auto avail = check_availability(*p);
+      if (!avail.available) {
+        std::cerr << "error: platform " << p->name << " is not available here: " << avail.reason << "\n";
+        exit_code = kExitInfrastructure;
+        return;
+      }
+      profile::ProfileOptions options;
+      options.case_filter = a->cases;
+      options.sanitize = a->sanitize;
+      options.ncu = !a->no_ncu;
+      options.isolate = !a->no_isolate;
+      options.timeout_seconds = a->timeout;
+      profile::ProfileResult r = profile::profile_candidate(*t, *p, src.str(), options);
+      if (a->json) std::cout << json(r).dump(2) << "\n";
+      else print_profile_text(r);
+      if (!r.compiled || !r.findings.empty()) exit_code = kExitFailed;
+      else if (!r.error.empty()) exit_code = kExitInfrastructure;
+      else exit_code = kExitOk;
+    });
+  }
+  // kgb calibrate
+  {
+    auto* cmd = app.add_subcommand("calibrate", "measure a platform's memory bandwidth and FMA throughput for the roofline floor");
+    auto platform = std::make_shared<std::string>("cuda-sm90");
+    auto as_json = std::make_shared<bool>(false);
+    cmd->add_option("--platform,-p", *platform, "platform name")->capture_default_str();
+    cmd->add_flag("--json", *as_json, "print the stored calibration as JSON");
+    cmd->callback([platform, as_json, &exit_code] {
+      auto p = load_platform(*platform);
+      if (!p) {
+        std::cerr << "error: " << p.error().message << "\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      auto avail = check_availability(*p);
+      if (!avail.available) {
+        std::cerr << "error: platform " << p->name << " is not available here: " << avail.reason << "\n";
+        exit_code = kExitInfrastructure;
+        return;
+      }
+      const PlatformPeak before = p->peak;
+      auto measured = profile::run_calibration(*p);
+      if (!measured) {
+        std::cerr << "error: " << measured.error().message << "\n";
+        exit_code = measured.error().code == "calibrate.none" ? kExitUsage : kExitInfrastructure;
+        return;
+      }
+      if (*as_json) {
+        std::cout << measured->dump(2) << "\n";
+      } else {
+        auto reloaded = load_platform(*platform);
+        std::cout << "calibrated " << p->name << " on " << measured->value("device", std::string("?")) << "\n";
+        if (measured->contains("measured"))
+          for (auto& [k, v] : (*measured)["measured"].items()) std::cout << "  measured " << k << ": " << v.dump() << "\n";
+        if (reloaded) {
+          std::printf("  roofline peak now: bandwidth %.0f GB/s (was %.0f), fp32 %.0f GFLOP/s (was %.0f), fp64 %.0f, fp16 %.0f\n",
+                      reloaded->peak.bandwidth_gbs, before.bandwidth_gbs, reloaded->peak.gflops_fp32, before.gflops_fp32,
+                      reloaded->peak.gflops_fp64, reloaded->peak.gflops_fp16);
+        }
+        std::cout << "  stored in " << calibration_file(p->name).string() << "\n";
+      }
+      exit_code = kExitOk;
+    });
+  }
+}
+
+}  // namespace kgb::cli
