@@ -1,0 +1,317 @@
+// aten/mm on the CPU: out = self @ mat2.
+//
+// A packed, cache-blocked GEMM. For each K block (KC deep) both operands are
+// packed into contiguous micro-panels in the accumulation type (MR rows of A,
+// NR columns of B), which also absorbs arbitrary strides and the f16/bf16 ->
+// float conversion. A register-blocked MR x NR micro-kernel (AVX2/FMA when
+// available, a portable loop otherwise) then sweeps the packed panels; output
+// tiles are distributed over OpenMP threads. f32/f64 results with unit column
+// stride are accumulated directly in out; everything else goes through a
+// float/double workspace and is rounded once at the end.
+#include <stdint.h>
+#include <string.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "kgb_kernel.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define KGB_MM_AVX2 1
+#endif
+
+namespace {
+
+// ---- 16-bit float conversions (round to nearest even) ----------------------
+inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+inline uint32_t bits_from_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+inline float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t em = h & 0x7FFFu;
+  if (em >= 0x7C00u) return f32_from_bits(sign | 0x7F800000u | ((em & 0x3FFu) << 13));  // Inf/NaN
+  if (em >= 0x0400u) return f32_from_bits(sign | ((em << 13) + (112u << 23)));         // normal
+  const float mag = static_cast<float>(em) * 5.9604644775390625e-8f;                 // subnormal: em * 2^-24
+  return sign ? -mag : mag;
+}
+
+inline uint16_t float_to_half(float f) {
+  const uint32_t x = bits_from_f32(f);
+  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  const uint32_t ax = x & 0x7FFFFFFFu;
+  if (ax > 0x7F800000u) return sign | 0x7E00u;   // NaN stays NaN
+  if (ax >= 0x47800000u) return sign | 0x7C00u;  // >= 2^16: infinity (65520..65536 overflow below)
+  if (ax < 0x38800000u) {
+    // Half subnormal or zero: adding 0.5f aligns the float's last place with
+    // 2^-24, so the FPU's own round-to-nearest-even does the rounding.
+    const float t = f32_from_bits(ax) + 0.5f;
+    return sign | static_cast<uint16_t>(bits_from_f32(t) - 0x3F000000u);
+  }
+  // Normal: rebias the exponent and round the 13 dropped bits to nearest even;
+  // a carry out of the mantissa correctly bumps the exponent (up to Inf).
+  const uint32_t r = ax - (112u << 23) + 0xFFFu + ((ax >> 13) & 1u);
+  return sign | static_cast<uint16_t>(r >> 13);
+}
+
+inline float bf16_to_float(uint16_t b) { return f32_from_bits(static_cast<uint32_t>(b) << 16); }
+inline uint16_t float_to_bf16(float f) {
+  const uint32_t x = bits_from_f32(f);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
+}
+
+// Element access per storage dtype: Acc is the accumulation type.
+struct F32 { using S = float; using Acc = float; static Acc get(const S* p) { return *p; } static void put(S* p, Acc v) { *p = v; } };
+struct F64 { using S = double; using Acc = double; static Acc get(const S* p) { return *p; } static void put(S* p, Acc v) { *p = v; } };
+struct F16 { using S = uint16_t; using Acc = float;
+  static Acc get(const S* p) { return half_to_float(*p); } static void put(S* p, Acc v) { *p = float_to_half(v); } };
+struct BF16 { using S = uint16_t; using Acc = float;
+  static Acc get(const S* p) { return bf16_to_float(*p); } static void put(S* p, Acc v) { *p = float_to_bf16(v); } };
+
+// Blocking. MR x NR is the register tile (6 x 16 floats / 6 x 8 doubles = 12
+// AVX2 accumulators); a packed B micro-panel (KC x NR) stays in L1 while an
+// MC x KC block of packed A sits in L2.
+constexpr int64_t MR = 6;
+constexpr int64_t KC = 256;
+constexpr int64_t MC = 96;   // multiple of MR
+constexpr int64_t NB = 256;  // columns per parallel tile, multiple of every NR
+constexpr int64_t NC = 2048; // columns packed at once, multiple of NB
+
+template <class Acc> struct Tile;
+template <> struct Tile<float> { static constexpr int64_t NR = 16; };
+template <> struct Tile<double> { static constexpr int64_t NR = 8; };
+
+// C[i, j] (i < mr, j < nr) = acc[i][j] + beta * C[i, j]; beta == 0 never
+// reads C (out arrives holding garbage).
+template <class Acc, int64_t NR>
+inline void store_tile(const Acc* acc, Acc* c, int64_t ldc, int64_t mr, int64_t nr, Acc beta) {
+  for (int64_t i = 0; i < mr; ++i) {
+    Acc* row = c + i * ldc;
+    if (beta == Acc(0))
+      for (int64_t j = 0; j < nr; ++j) row[j] = acc[i * NR + j];
+    else
+      for (int64_t j = 0; j < nr; ++j) row[j] = acc[i * NR + j] + beta * row[j];
+  }
+}
+
+// Portable micro-kernel: C tile = Ap^T (MR x kc) * Bp (kc x NR), with GCC's
+// generic 16-byte vectors (NEON on aarch64, SSE on plain x86-64, scalar code
+// elsewhere). The MR x NR accumulators are a local array the compiler keeps in
+// registers: it is only read element by element after the loop.
+template <class Acc, int64_t NR>
+inline void micro_generic(int64_t kc, const Acc* ap, const Acc* bp, Acc* c, int64_t ldc, int64_t mr, int64_t nr,
+                          Acc beta) {
+  typedef Acc V __attribute__((vector_size(16)));
+  constexpr int64_t W = 16 / sizeof(Acc), NV = NR / W;
+  V acc[MR][NV];
+  for (int64_t i = 0; i < MR; ++i)
+    for (int64_t q = 0; q < NV; ++q) acc[i][q] = V{};
+  for (int64_t p = 0; p < kc; ++p) {
+    V b[NV];
+    for (int64_t q = 0; q < NV; ++q) memcpy(&b[q], bp + p * NR + q * W, sizeof(V));
+    for (int64_t i = 0; i < MR; ++i) {
+      const Acc a = ap[p * MR + i];
+      for (int64_t q = 0; q < NV; ++q) acc[i][q] += a * b[q];
+    }
+  }
+  Acc tmp[MR * NR];
+  for (int64_t i = 0; i < MR; ++i)
+    for (int64_t q = 0; q < NV; ++q)
+      for (int64_t l = 0; l < W; ++l) tmp[i * NR + q * W + l] = acc[i][q][l];
+  store_tile<Acc, NR>(tmp, c, ldc, mr, nr, beta);
+}
+
+#if KGB_MM_AVX2
+// The 12 accumulators are named variables (not an array) so that the
+// compiler keeps all of them in ymm registers across the k loop.
+#define KGB_MM_KERNEL(VEC, LOAD, BCAST, FMA, STOREU, SETZERO, SET1, W)                              \
+  VEC c00 = SETZERO(), c01 = SETZERO(), c10 = SETZERO(), c11 = SETZERO(), c20 = SETZERO(), c21 = SETZERO(); \
+  VEC c30 = SETZERO(), c31 = SETZERO(), c40 = SETZERO(), c41 = SETZERO(), c50 = SETZERO(), c51 = SETZERO(); \
+  for (int64_t p = 0; p < kc; ++p) {                                                                       \
+    const VEC b0 = LOAD(bp), b1 = LOAD(bp + W);                                                            \
+    VEC a = BCAST(ap + 0); c00 = FMA(a, b0, c00); c01 = FMA(a, b1, c01);                                   \
+    a = BCAST(ap + 1); c10 = FMA(a, b0, c10); c11 = FMA(a, b1, c11);                                       \
+    a = BCAST(ap + 2); c20 = FMA(a, b0, c20); c21 = FMA(a, b1, c21);                                       \
+    a = BCAST(ap + 3); c30 = FMA(a, b0, c30); c31 = FMA(a, b1, c31);                                       \
+    a = BCAST(ap + 4); c40 = FMA(a, b0, c40); c41 = FMA(a, b1, c41);                                       \
+    a = BCAST(ap + 5); c50 = FMA(a, b0, c50); c51 = FMA(a, b1, c51);                                       \
+    ap += MR;                                                                                              \
+    bp += 2 * W;                                                                                           \
+  }                                                                                                        \
+  const VEC acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};          \
+  if (mr == MR && nr == 2 * W) {                                                                           \
+    const VEC vb = SET1(beta);                                                                             \
+    for (int i = 0; i < MR; ++i) {                                                                         \
+      auto* row = c + i * ldc;                                                                             \
+      if (beta == 0) {                                                                                     \
+        STOREU(row, acc[i][0]);                                                                            \
+        STOREU(row + W, acc[i][1]);                                                                        \
+      } else {                                                                                             \
+        STOREU(row, FMA(vb, LOAD(row), acc[i][0]));                                                        \
+        STOREU(row + W, FMA(vb, LOAD(row + W), acc[i][1]));                                                \
+      }                                                                                                    \
+    }                                                                                                      \
+    return;                                                                                                \
+  }
+
+inline void micro(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int64_t mr, int64_t nr,
+                  float beta) {
+  KGB_MM_KERNEL(__m256, _mm256_loadu_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_storeu_ps,
+                _mm256_setzero_ps, _mm256_set1_ps, 8)
+  alignas(32) float tmp[MR * 16];
+  for (int i = 0; i < MR; ++i) {
+    _mm256_store_ps(tmp + i * 16, acc[i][0]);
+    _mm256_store_ps(tmp + i * 16 + 8, acc[i][1]);
+  }
+  store_tile<float, 16>(tmp, c, ldc, mr, nr, beta);
+}
+
+inline void micro(int64_t kc, const double* ap, const double* bp, double* c, int64_t ldc, int64_t mr, int64_t nr,
+                  double beta) {
+  KGB_MM_KERNEL(__m256d, _mm256_loadu_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, _mm256_storeu_pd,
+                _mm256_setzero_pd, _mm256_set1_pd, 4)
+  alignas(32) double tmp[MR * 8];
+  for (int i = 0; i < MR; ++i) {
+    _mm256_store_pd(tmp + i * 8, acc[i][0]);
+    _mm256_store_pd(tmp + i * 8 + 4, acc[i][1]);
+  }
+  store_tile<double, 8>(tmp, c, ldc, mr, nr, beta);
+}
+#undef KGB_MM_KERNEL
+#else
+template <class Acc>
+inline void micro(int64_t kc, const Acc* ap, const Acc* bp, Acc* c, int64_t ldc, int64_t mr, int64_t nr, Acc beta) {
+  micro_generic<Acc, Tile<Acc>::NR>(kc, ap, bp, c, ldc, mr, nr, beta);
+}
+#endif
+
+// Packs rows [0, rows) x k-range of A (element (i, p) at a[i*rs + p*cs]) into
+// an MR-row micro-panel, p-major; rows past `rows` are zero.
+template <class E>
+void pack_a(const typename E::S* a, int64_t rs, int64_t cs, int64_t rows, int64_t kc, typename E::Acc* dst) {
+  using Acc = typename E::Acc;
+  if (rows == MR && cs == 1) {
+    for (int64_t i = 0; i < MR; ++i)
+      for (int64_t p = 0; p < kc; ++p) dst[p * MR + i] = E::get(a + i * rs + p);
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p)
+    for (int64_t i = 0; i < MR; ++i) dst[p * MR + i] = i < rows ? E::get(a + i * rs + p * cs) : Acc(0);
+}
+
+// Packs a k-range x columns [0, cols) of B into an NR-column micro-panel.
+template <class E, int64_t NR>
+void pack_b(const typename E::S* b, int64_t rs, int64_t cs, int64_t cols, int64_t kc, typename E::Acc* dst) {
+  using Acc = typename E::Acc;
+  if (cols == NR && cs == 1) {
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t j = 0; j < NR; ++j) dst[p * NR + j] = E::get(b + p * rs + j);
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p)
+    for (int64_t j = 0; j < NR; ++j) dst[p * NR + j] = j < cols ? E::get(b + p * rs + j * cs) : Acc(0);
+}
+
+// C (m x n, row pitch ldc, unit column stride, accumulation type) = A @ B,
+// where A is m x k with element (i, p) at a[i*ars + p*acs] and B is k x n
+// with element (p, j) at b[p*brs + j*bcs].
+template <class E>
+void gemm(int64_t m, int64_t n, int64_t k, const typename E::S* a, int64_t ars, int64_t acs, const typename E::S* b,
+          int64_t brs, int64_t bcs, typename E::Acc* c, int64_t ldc) {
+  using Acc = typename E::Acc;
+  constexpr int64_t NR = Tile<Acc>::NR;
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = Acc(0);
+    return;
+  }
+  const int64_t m_panels = (m + MR - 1) / MR;
+  const int64_t nc_max = std::min(n, NC);
+  std::vector<Acc> apack(static_cast<size_t>(m_panels * MR * std::min(k, KC)));
+  std::vector<Acc> bpack(static_cast<size_t>((nc_max + NR - 1) / NR * NR * std::min(k, KC)));
+
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    const int64_t nc = std::min(NC, n - jc);
+    const int64_t n_panels = (nc + NR - 1) / NR;
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      const int64_t kc = std::min(KC, k - pc);
+      const Acc beta = pc == 0 ? Acc(0) : Acc(1);  // first K block overwrites, later ones accumulate
+      const int64_t m_blocks = (m + MC - 1) / MC, n_blocks = (nc + NB - 1) / NB;
+      Acc* ap_all = apack.data();
+      Acc* bp_all = bpack.data();
+#pragma omp parallel
+      {
+#pragma omp for schedule(static) nowait
+        for (int64_t jp = 0; jp < n_panels; ++jp) {
+          const int64_t j0 = jc + jp * NR;
+          pack_b<E, NR>(b + pc * brs + j0 * bcs, brs, bcs, std::min(NR, n - j0), kc, bp_all + jp * NR * kc);
+        }
+#pragma omp for schedule(static)
+        for (int64_t ip = 0; ip < m_panels; ++ip) {
+          const int64_t i0 = ip * MR;
+          pack_a<E>(a + i0 * ars + pc * acs, ars, acs, std::min(MR, m - i0), kc, ap_all + ip * MR * kc);
+        }
+        // Implicit barrier above: both packs are complete.
+#pragma omp for collapse(2) schedule(dynamic, 1)
+        for (int64_t ib = 0; ib < m_blocks; ++ib)
+          for (int64_t jb = 0; jb < n_blocks; ++jb) {
+            const int64_t i_end = std::min(m, (ib + 1) * MC);
+            const int64_t j_end = std::min(nc, (jb + 1) * NB);
+            for (int64_t jr = jb * NB; jr < j_end; jr += NR) {
+              const Acc* bp = bp_all + (jr / NR) * NR * kc;
+              for (int64_t ir = ib * MC; ir < i_end; ir += MR) {
+                micro(kc, ap_all + (ir / MR) * MR * kc, bp, c + ir * ldc + jc + jr, ldc, std::min(MR, m - ir),
+                      std::min(NR, nc - jr), beta);
+              }
+            }
+          }
+      }
+    }
+  }
+}
+
+template <class E>
+int run(const kgb_tensor* self, const kgb_tensor* mat2, kgb_tensor* out) {
+  using Acc = typename E::Acc;
+  using S = typename E::S;
+  const int64_t m = self->sizes[0], k = self->sizes[1], n = mat2->sizes[1];
+  if (m == 0 || n == 0) return KGB_OK;
+  const S* a = static_cast<const S*>(self->data);
+  const S* b = static_cast<const S*>(mat2->data);
+  S* o = static_cast<S*>(out->data);
+  const int64_t os0 = out->strides[0], os1 = out->strides[1];
+
+  // Same storage and accumulation type with unit column stride: write in place.
+  if (std::is_same<S, Acc>::value && (os1 == 1 || n == 1)) {
+    gemm<E>(m, n, k, a, self->strides[0], self->strides[1], b, mat2->strides[0], mat2->strides[1],
+            reinterpret_cast<Acc*>(o), os0);
+    return KGB_OK;
+  }
+  std::vector<Acc> work(static_cast<size_t>(m * n));
+  gemm<E>(m, n, k, a, self->strides[0], self->strides[1], b, mat2->strides[0], mat2->strides[1], work.data(), n);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) E::put(o + i * os0 + j * os1, work[static_cast<size_t>(i * n + j)]);
+  return KGB_OK;
+}
+
+}  // namespace
+
+extern "C" int kgb_aten_mm(const kgb_tensor* self, const kgb_tensor* mat2, kgb_tensor* out, kgb_stream stream) {
+  (void)stream;
+  if (self->rank != 2 || mat2->rank != 2 || out->rank != 2) return KGB_ERR_INVALID;
+  if (self->sizes[1] != mat2->sizes[0] || out->sizes[0] != self->sizes[0] || out->sizes[1] != mat2->sizes[1])
+    return KGB_ERR_INVALID;
+  if (self->dtype != out->dtype || mat2->dtype != out->dtype) return KGB_ERR_UNSUPPORTED;
+  switch (out->dtype) {
+    case KGB_F32: return run<F32>(self, mat2, out);
+    case KGB_F64: return run<F64>(self, mat2, out);
+    case KGB_F16: return run<F16>(self, mat2, out);
+    case KGB_BF16: return run<BF16>(self, mat2, out);
+    default: return KGB_ERR_UNSUPPORTED;
+  }
+}
