@@ -1,0 +1,325 @@
+// Every built-in policy end to end against the oracle server (real HTTP) on
+// the cpu-x86_64 platform with injected faults, and native function calling
+// against a scripted server. Iteration counts and outcomes follow from the
+// faults: the oracle counts attempts per conversation, so the first K answers
+// of each conversation fail to compile and the next M compute a wrong result.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "agent_fixtures.h"
+#include "kgb/agent/policy.h"
+#include "kgb/store/run_store.h"
+
+using namespace kgb;
+using namespace kgb::test;
+
+namespace {
+
+std::vector<std::string> store_outcomes(store::RunStore& db, const std::string& run, const std::string& task, int sample = 0) {
+  std::vector<std::string> out;
+  for (const auto& it : iterations_of(db, run, task, sample)) out.push_back(it.outcome);
+  return out;
+}
+
+std::unique_ptr<store::RunStore> open_store(const std::string& file) {
+  auto db = store::RunStore::open(file);
+  REQUIRE(db.ok());
+  return std::move(db.value());
+}
+
+const std::vector<std::string> kFixedThenPass = {"compile-error", "wrong-result", "passed"};
+
+}  // namespace
+
+TEST_CASE("refine: a compile error, then a wrong result, then a pass, feeding back each failure") {
+  const std::string dir = fresh_dir("refine");
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "blas/saxpy,vllm/silu_and_mul", 1, 1);
+  o.config.policy = "refine";
+  RecordingObserver obs;
+  o.observer = &obs;
+  const agent::RunSummary s = run_to_end(o);
+  CHECK(s.status == "finished");
+  CHECK(s.tasks == 2);
+  CHECK(s.tasks_solved == 2);
+  CHECK(s.iterations == 6);
+  CHECK(s.evaluations == 6);
+  CHECK(s.llm_calls == 6);
+  CHECK(!s.oracle_url.empty());  // the oracle ran in-process behind real HTTP
+  CHECK(s.spend.input_tokens > 0);
+  CHECK(s.spend.output_tokens > 0);
+
+  auto db = open_store(o.config.store);
+  for (const std::string task : {"blas/saxpy", "vllm/silu_and_mul"}) {
+    CAPTURE(task);
+    CHECK(store_outcomes(*db, s.run_id, task) == kFixedThenPass);
+    const auto a = attempt_of(*db, s.run_id, task);
+    CHECK(a.status == "solved");
+    CHECK(a.stop_reason == "correct");
+    CHECK(a.iterations == 3);
+    CHECK(a.best_iteration == 2);
+    CHECK(db->kernel(a.best_kernel).has_value());
+    const auto its = iterations_of(*db, s.run_id, task);
+    // Feedback is compact key: value text naming what went wrong.
+    CHECK(its[0].feedback.find("outcome: compile-error") != std::string::npos);
+    CHECK(its[0].feedback.find("error: candidate.cpp:") != std::string::npos);
+    CHECK(its[1].feedback.find("outcome: wrong-result") != std::string::npos);
+    CHECK(its[1].feedback.find("expected") != std::string::npos);
+    CHECK(its[2].feedback.empty());
+    CHECK(its[0].tokens.input > 0);
+  }
+  // The model saw the feedback: the second request carries the first feedback.
+  std::stringstream jsonl;
+  REQUIRE(db->export_table(s.run_id, "llm_calls", store::ExportFormat::Jsonl, jsonl).ok());
+  std::string line;
+  int with_feedback = 0;
+  while (std::getline(jsonl, line)) {
+    auto j = nlohmann::json::parse(line);
+    if (j["iteration"] == 1 && j["request"]["messages"].dump().find("outcome: compile-error") != std::string::npos) ++with_feedback;
+  }
+  CHECK(with_feedback == 2);
+  CHECK(obs.outcomes("blas/saxpy") == kFixedThenPass);
+  CHECK(obs.attempts().size() == 2);
+}
+
+TEST_CASE("refine: the same error after N failed fixes abandons the approach and starts over") {
+  const std::string dir = fresh_dir("refine-abandon");
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "blas/saxpy", 3, 0);
+  o.config.policy = "refine";
+  o.config.policies["refine"] = {{"max_failed_fixes", 2}, {"max_restarts", 1}, {"max_iterations", 6}};
+  const agent::RunSummary s = run_to_end(o);
+  auto db = open_store(o.config.store);
+  CHECK(store_outcomes(*db, s.run_id, "blas/saxpy") ==
+        std::vector<std::string>{"compile-error", "compile-error", "compile-error", "passed"});
+  const auto its = iterations_of(*db, s.run_id, "blas/saxpy");
+  CHECK(its[2].detail["restarts"] == 0);
+  CHECK(its[3].detail["restarts"] == 1);
+  // The fresh start tells the model what kept failing.
+  std::stringstream jsonl;
+  REQUIRE(db->export_table(s.run_id, "llm_calls", store::ExportFormat::Jsonl, jsonl).ok());
+  std::string line, last;
+  while (std::getline(jsonl, line)) last = line;
+  const auto request = nlohmann::json::parse(last)["request"];
+  CHECK(request["messages"].size() == 1);  // the conversation was reset to the task
+  CHECK(request["messages"][0]["content"].get<std::string>().find("failed 2 times in a row") != std::string::npos);
+
+  // With no restart left, the attempt is abandoned.
+  agent::RunOptions o2 = o;
+  o2.config.run_id.clear();
+  o2.config.policies["refine"] = {{"max_failed_fixes", 2}, {"max_restarts", 0}, {"max_iterations", 6}};
+  const agent::RunSummary s2 = run_to_end(o2);
+  const auto a2 = attempt_of(*db, s2.run_id, "blas/saxpy");
+  CHECK(a2.status == "abandoned");
+  CHECK(a2.stop_reason == "abandoned");
+  CHECK(a2.iterations == 3);
+}
+
+TEST_CASE("refine with profiling: correct kernels are timed, best kept, stop at max iterations below the target") {
+  const std::string dir = fresh_dir("refine-profile");
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "blas/saxpy", 0, 0);
+  o.config.policy = "refine";
+  o.config.evaluation.time = true;
+  o.config.evaluation.baseline = true;
+  o.config.evaluation.time_budget_seconds = 0.05;
+  o.config.policies["refine"] = {{"target_speedup", 1000.0}, {"max_iterations", 2}};
+  const agent::RunSummary s = run_to_end(o);
+  auto db = open_store(o.config.store);
+  const auto a = attempt_of(*db, s.run_id, "blas/saxpy");
+  CHECK(a.status == "solved");
+  CHECK(a.stop_reason == "max-iterations");
+  CHECK(a.iterations == 2);
+  CHECK(a.best_speedup > 0);
+  const auto its = iterations_of(*db, s.run_id, "blas/saxpy");
+  REQUIRE(its.size() == 2);
+  CHECK(its[0].outcome == "passed");
+  CHECK(its[0].speedup > 0);
+  CHECK(its[0].feedback.find("speedup: ") != std::string::npos);
+  CHECK(its[0].feedback.find("1000x") != std::string::npos);  // the target is named
+  int runs = 0, profiles = 0;
+  for (const auto& e : db->evaluations(s.run_id)) {
+    runs += e.purpose == "run";
+    profiles += e.purpose == "profile";
+    if (e.purpose == "profile") CHECK(e.verdict["timings"].size() > 0);
+  }
+  CHECK(runs == 2);
+  CHECK(profiles == 2);
+}
+
+TEST_CASE("sample: independent samples get no feedback, so every sample meets the first fault") {
+  const std::string dir = fresh_dir("sample");
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "blas/saxpy", 1, 0);
+  o.config.policy = "sample";
+  o.config.policies["sample"] = {{"n", 2}};
+  o.config.samples = 2;
+  const agent::RunSummary s = run_to_end(o);
+  CHECK(s.attempts == 2);
+  CHECK(s.attempts_solved == 0);
+  auto db = open_store(o.config.store);
+  for (int sample = 0; sample < 2; ++sample) {
+    const auto a = attempt_of(*db, s.run_id, "blas/saxpy", sample);
+    CHECK(a.status == "failed");
+    CHECK(a.stop_reason == "samples-done");
+    CHECK(a.iterations == 2);
+    for (const auto& it : db->iterations(a.id)) {
+      CHECK(it.outcome == "compile-error");
+      CHECK(it.feedback.empty());
+    }
+  }
+  // Without faults every sample passes.
+  agent::RunOptions clean = o;
+  clean.config.oracle.compile_error_attempts = 0;
+  clean.config.samples = 1;
+  const agent::RunSummary s2 = run_to_end(clean);
+  CHECK(s2.attempts_solved == 1);
+  CHECK(store_outcomes(*db, s2.run_id, "blas/saxpy") == std::vector<std::string>{"passed", "passed"});
+}
+
+TEST_CASE("parallel-refine: n seeds x r rounds; the first correct seed continues into optimisation") {
+  const std::string dir = fresh_dir("parallel");
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "vllm/silu_and_mul", 1, 1);
+  o.config.policy = "parallel-refine";
+  o.config.policies["parallel-refine"] = {{"seeds", 2}, {"rounds", 3}};
+  const agent::RunSummary s = run_to_end(o);
+  auto db = open_store(o.config.store);
+  const auto a = attempt_of(*db, s.run_id, "vllm/silu_and_mul");
+  CHECK(a.status == "solved");
+  CHECK(a.stop_reason == "correct");
+  CHECK(a.iterations == 6);
+  CHECK(a.result["detail"]["winner_seed"] == 0);
+  const auto its = db->iterations(a.id);
+  std::map<std::string, std::vector<std::string>> by_seed;
+  for (const auto& it : its) by_seed[it.conversation].push_back(it.outcome);
+  CHECK(by_seed["seed-0"] == kFixedThenPass);
+  CHECK(by_seed["seed-1"] == kFixedThenPass);
+
+  // With a speed target the winner alone goes on.
+  agent::RunOptions opt = o;
+  opt.config.evaluation.time = true;
+  opt.config.evaluation.time_budget_seconds = 0.05;
+  opt.config.policies["parallel-refine"] = {{"seeds", 2}, {"rounds", 3}, {"target_speedup", 1000.0}, {"optimize_rounds", 1}};
+  const agent::RunSummary s2 = run_to_end(opt);
+  const auto a2 = attempt_of(*db, s2.run_id, "vllm/silu_and_mul");
+  CHECK(a2.status == "solved");
+  CHECK(a2.stop_reason == "optimize-rounds-done");
+  CHECK(a2.iterations == 7);
+  const auto its2 = db->iterations(a2.id);
+  CHECK(its2.back().conversation == "seed-0");
+  CHECK(its2.back().detail["phase"] == "optimize");
+}
+
+TEST_CASE("tool-agent against the oracle: replies with code and no tool call are submissions") {
+  const std::string dir = fresh_dir("tool-oracle");
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "blas/saxpy", 1, 1);
+  o.config.policy = "tool-agent";
+  const agent::RunSummary s = run_to_end(o);
+  auto db = open_store(o.config.store);
+  const auto a = attempt_of(*db, s.run_id, "blas/saxpy");
+  CHECK(a.status == "solved");
+  CHECK(a.stop_reason == "submitted");
+  CHECK(store_outcomes(*db, s.run_id, "blas/saxpy") == kFixedThenPass);
+  for (const auto& e : db->evaluations(s.run_id)) CHECK(e.purpose == "submit");
+}
+
+TEST_CASE("tool-agent with native function calling: the model calls compile, run and submit itself") {
+  const std::string good = bundled_cpu_solution("blas/saxpy");
+  std::string broken = good;
+  broken.insert(broken.rfind('}'), "  this_does_not_compile();\n");
+  auto call = [](const std::string& id, const std::string& name, const std::string& source) {
+    return nlohmann::json{{"id", id}, {"type", "function"},
+                          {"function", {{"name", name}, {"arguments", nlohmann::json{{"source", source}}.dump()}}}};
+  };
+  ScriptedServer server([&](const RecordedRequest&, int index) {
+    if (index == 0) return openai_reply("", "tool_calls", {}, nlohmann::json::array({call("c1", "compile", broken)}));
+    if (index == 1)
+      return openai_reply("Fixed.", "tool_calls", {},
+                          nlohmann::json::array({call("c2", "compile", good), call("c3", "run", good)}));
+    if (index == 2) return openai_reply("", "tool_calls", {}, nlohmann::json::array({call("c4", "lint", "int x = ;")}));
+    return openai_reply("", "tool_calls", {}, nlohmann::json::array({call("c5", "submit", good)}));
+  });
+  const std::string dir = fresh_dir("tool-native");
+  agent::RunOptions o;
+  o.config = scripted_config(dir + "/runs.db", "blas/saxpy", server.base_url());
+  o.config.policy = "tool-agent";
+  const agent::RunSummary s = run_to_end(o);
+  auto db = open_store(o.config.store);
+  const auto a = attempt_of(*db, s.run_id, "blas/saxpy");
+  CHECK(a.status == "solved");
+  CHECK(a.stop_reason == "submitted");
+  CHECK(a.iterations == 4);
+
+  const auto requests = server.requests();
+  REQUIRE(requests.size() == 4);
+  const auto first = nlohmann::json::parse(requests[0].body);
+  CHECK(first["tools"].size() == 5);
+  // Tool results go back as tool messages in compact key: value form.
+  const auto second = nlohmann::json::parse(requests[1].body);
+  const auto& msgs = second["messages"];
+  const auto& tool_msg = msgs[msgs.size() - 1];
+  CHECK(tool_msg["role"] == "tool");
+  CHECK(tool_msg["tool_call_id"] == "c1");
+  const std::string result = tool_msg["content"];
+  CHECK(result.find("tool: compile") != std::string::npos);
+  CHECK(result.find("outcome: compile-error") != std::string::npos);
+  CHECK(result.find("this_does_not_compile") != std::string::npos);
+  const auto third = nlohmann::json::parse(requests[2].body);
+  const std::string run_result = third["messages"][third["messages"].size() - 1]["content"];
+  CHECK(run_result.find("tool: run") != std::string::npos);
+  CHECK(run_result.find("outcome: passed") != std::string::npos);
+
+  std::stringstream csv;
+  REQUIRE(db->export_table(s.run_id, "tool_calls", store::ExportFormat::Csv, csv).ok());
+  const std::string text = csv.str();
+  for (const char* tool : {",compile,", ",run,", ",lint,", ",submit,"}) CHECK(text.find(tool) != std::string::npos);
+}
+
+TEST_CASE("a stop request ends the run cleanly and a resume finishes it without repeating work") {
+  const std::string dir = fresh_dir("stop");
+  llm::CancelToken stop;
+  struct StopAfterFirst : RecordingObserver {
+    llm::CancelToken* token = nullptr;
+    void on_iteration(const agent::IterationEvent& e) override {
+      RecordingObserver::on_iteration(e);
+      token->cancel();
+    }
+  } obs;
+  obs.token = &stop;
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "blas/saxpy", 1, 1);
+  o.config.policy = "refine";
+  o.config.concurrency = 1;
+  o.stop = stop;
+  o.observer = &obs;
+  const agent::RunSummary s = run_to_end(o);
+  CHECK(s.status == "interrupted");
+  CHECK(s.iterations == 1);
+  auto db = open_store(o.config.store);
+  CHECK(attempt_of(*db, s.run_id, "blas/saxpy").status == "running");
+  CHECK(db->load_run(s.run_id)->status == "interrupted");
+
+  agent::RunOptions r;
+  r.config.store = o.config.store;
+  r.resume = s.run_id;
+  RecordingObserver obs2;
+  r.observer = &obs2;
+  const agent::RunSummary s2 = run_to_end(r);
+  CHECK(s2.status == "finished");
+  const auto its = iterations_of(*db, s.run_id, "blas/saxpy");
+  // The first iteration is replayed from the store; the oracle's attempt count
+  // restarted with the new in-process server, so the faults come again.
+  REQUIRE(its.size() >= 3);
+  CHECK(its[0].outcome == "compile-error");
+  CHECK(attempt_of(*db, s.run_id, "blas/saxpy").status == "solved");
+  std::set<std::tuple<int64_t, int, int>> keys;
+  for (const auto& e : db->evaluations(s.run_id)) CHECK(keys.insert({e.attempt_id, e.iteration, e.step}).second);
+  CHECK(db->load_run(s.run_id)->sessions == 2);
+  const auto replayed = obs2.iterations();
+  REQUIRE(!replayed.empty());
+  CHECK(replayed[0].replayed);
+}

@@ -1,0 +1,221 @@
+// Resume after kill -9: `kgb run` is killed with SIGKILL at random points
+// (several seeds, several kills each: mid-LLM-call, mid-evaluation, between
+// steps) and resumed until it finishes. The final store must equal an
+// uninterrupted run's results: the same tasks solved, every attempt and
+// iteration finished, no step done twice, no evaluation duplicated.
+//
+// The model is an external `kgb oracle-server` process that outlives the
+// kills, so its per-conversation attempt counts (and the injected faults)
+// carry on across sessions like a real provider's state would.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "agent_fixtures.h"
+#include "kgb/store/run_store.h"
+
+using namespace kgb;
+using namespace kgb::test;
+
+namespace {
+
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;  // the child's stdout, when piped
+};
+
+Child spawn(const std::vector<std::string>& args, const std::string& log_file, bool pipe_stdout = false) {
+  int fds[2] = {-1, -1};
+  if (pipe_stdout) REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int log = open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (pipe_stdout) {
+      dup2(fds[1], 1);
+      close(fds[0]);
+      close(fds[1]);
+    } else {
+      dup2(log, 1);
+    }
+    dup2(log, 2);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  Child c;
+  c.pid = pid;
+  if (pipe_stdout) {
+    close(fds[1]);
+    c.out_fd = fds[0];
+  }
+  return c;
+}
+
+// Waits up to `seconds`; returns the exit status, or nullopt if still running.
+std::optional<int> wait_for(pid_t pid, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int status = 0;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (std::chrono::steady_clock::now() >= until) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+std::string read_line(int fd) {
+  std::string line;
+  char c;
+  while (read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+std::vector<std::string> run_args(const std::string& url, const std::string& store, const std::string& run_id) {
+  return {KGB_CLI_PATH, "run", "--policy", "refine", "--provider", "oracle", "--base-url", url, "--platform", "cpu-x86_64",
+          "--tasks", "blas/saxpy,vllm/silu_and_mul", "--no-time", "--no-lint", "--jobs", "2", "--concurrency", "2",
+          "--store", store, "--run-id", run_id, "--seed", "5", "--quiet"};
+}
+
+std::vector<nlohmann::json> export_rows(store::RunStore& db, const std::string& run, const std::string& table) {
+  std::stringstream out;
+  REQUIRE(db.export_table(run, table, store::ExportFormat::Jsonl, out).ok());
+  std::vector<nlohmann::json> rows;
+  std::string line;
+  while (std::getline(out, line)) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+struct Facts {
+  std::set<std::string> solved;
+  std::map<std::string, int> iterations;
+};
+
+// Everything a finished run must satisfy; returns what is compared with the reference.
+Facts check_consistent(store::RunStore& db, const std::string& run) {
+  Facts f;
+  auto rec = db.load_run(run);
+  REQUIRE(rec.ok());
+  CHECK(rec->status == "finished");
+  for (const auto& a : db.attempts(run)) {
+    CAPTURE(a.task);
+    CHECK(a.finished());
+    if (a.correct) f.solved.insert(a.task);
+    const auto its = db.iterations(a.id);
+    f.iterations[a.task] = static_cast<int>(its.size());
+    CHECK(a.iterations == static_cast<int>(its.size()));
+    for (size_t i = 0; i < its.size(); ++i) {
+      CHECK(its[i].index == static_cast<int>(i));  // no gaps, no repeats
+      CHECK(its[i].status == "done");
+    }
+  }
+  // No step done twice, and one evaluation per evaluating tool call.
+  std::set<std::tuple<int64_t, int, int>> done_llm, done_tools, evals;
+  for (const auto& c : export_rows(db, run, "llm_calls"))
+    if (c["status"] == "done") CHECK(done_llm.insert({c["attempt_id"], c["iteration"], c["step"]}).second);
+  int evaluating_tools = 0;
+  std::set<int64_t> eval_ids;
+  for (const auto& c : export_rows(db, run, "tool_calls")) {
+    if (c["status"] != "done") continue;
+    CHECK(done_tools.insert({c["attempt_id"], c["iteration"], c["step"]}).second);
+    if (!c["evaluation_id"].is_null()) {
+      ++evaluating_tools;
+      CHECK(eval_ids.insert(c["evaluation_id"].get<int64_t>()).second);
+    }
+  }
+  for (const auto& e : db.evaluations(run)) CHECK(evals.insert({e.attempt_id, e.iteration, e.step}).second);
+  CHECK(static_cast<int>(evals.size()) == evaluating_tools);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("kill -9 at random points, resume, and the store equals an uninterrupted run's") {
+  const std::string dir = fresh_dir("resume");
+  const std::string log = dir + "/log.txt";
+  Child oracle = spawn({KGB_CLI_PATH, "oracle-server", "--port", "0", "--seed", "3", "--compile-error-attempts", "1",
+                        "--wrong-result-attempts", "1", "--latency-ms", "50:400"},
+                       log, true);
+  const std::string banner = read_line(oracle.out_fd);
+  const auto at = banner.find("http://");
+  REQUIRE(at != std::string::npos);
+  const std::string url = banner.substr(at, banner.find(' ', at) - at);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  Child reference = spawn(run_args(url, dir + "/reference.db", "reference"), log);
+  auto status = wait_for(reference.pid, 600);
+  REQUIRE(status.has_value());
+  REQUIRE(WIFEXITED(*status));
+  REQUIRE(WEXITSTATUS(*status) == 0);
+  const double reference_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto ref_db = store::RunStore::open(dir + "/reference.db");
+  REQUIRE(ref_db.ok());
+  const Facts expected = check_consistent(**ref_db, "reference");
+  CHECK(expected.solved == std::set<std::string>{"blas/saxpy", "vllm/silu_and_mul"});
+  MESSAGE("uninterrupted run: " << reference_seconds << " s");
+
+  int total_kills = 0;
+  for (const unsigned seed : {11u, 22u, 33u}) {
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> when(0.05, std::max(0.5, reference_seconds * 0.9));
+    const std::string store = dir + "/kill-" + std::to_string(seed) + ".db";
+    const std::string run_id = "kill-" + std::to_string(seed);
+    const std::vector<std::string> start_args = run_args(url, store, run_id);
+    const std::vector<std::string> resume_args = {KGB_CLI_PATH, "run", "--resume", run_id, "--store", store, "--quiet"};
+    int kills = 0;
+    for (int session = 0;; ++session) {
+      // A kill before the run record was written leaves nothing to resume: start again.
+      bool recorded = false;
+      if (std::filesystem::exists(store))
+        if (auto db = store::RunStore::open(store); db.ok()) recorded = (*db)->load_run(run_id).ok();
+      Child c = spawn(recorded ? resume_args : start_args, log);
+      const bool may_kill = kills < 3;
+      const double delay = when(rng);
+      auto done = wait_for(c.pid, may_kill ? delay : 600);
+      if (!done) {
+        REQUIRE(may_kill);
+        kill(c.pid, SIGKILL);
+        done = wait_for(c.pid, 30);
+        REQUIRE(done.has_value());
+        if (WIFSIGNALED(*done)) {
+          ++kills;
+          MESSAGE("seed " << seed << ": killed session " << session << " after " << delay << " s");
+          continue;
+        }
+      }
+      REQUIRE(WIFEXITED(*done));
+      REQUIRE(WEXITSTATUS(*done) == 0);
+      break;
+    }
+    total_kills += kills;
+    auto db = store::RunStore::open(store);
+    REQUIRE(db.ok());
+    const Facts got = check_consistent(**db, run_id);
+    CHECK(got.solved == expected.solved);
+    for (const auto& [task, n] : got.iterations) {
+      CAPTURE(task);
+      // An answer the oracle sent just before a kill is lost with the process
+      // and the oracle moves on, so a resumed attempt may need fewer
+      // iterations, never more.
+      CHECK(n >= 1);
+      CHECK(n <= expected.iterations.at(task));
+    }
+    CHECK((*db)->load_run(run_id)->sessions <= kills + 1);
+  }
+  CHECK(total_kills >= 3);
+  kill(oracle.pid, SIGTERM);
+  wait_for(oracle.pid, 10);
+}

@@ -1,0 +1,98 @@
+// Every bundled solution (benchmark/tasks/<source>/<name>/solutions/*) lints
+// without a rejecting finding on its platform. New solutions are picked up
+// when the test runs; no reconfigure needed.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "kgb/lint.h"
+#include "kgb/paths.h"
+
+namespace {
+
+using namespace kgb;
+using namespace kgb::lint;
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The platform a solution file belongs to: the first whose solution_file is
+// the file's name (cpu.cpp, cuda.cu, opencl.cpp, hip.hip).
+const Platform* platform_for(const std::vector<Platform>& platforms, const std::string& file_name) {
+  for (const auto& p : platforms)
+    if (p.solution_file == file_name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("every bundled solution lints without a rejecting finding") {
+  std::vector<Error> platform_errors;
+  const std::vector<Platform> platforms = load_all_platforms(&platform_errors);
+  for (const auto& e : platform_errors) MESSAGE("platform not loaded: " << e.message);
+
+  int linted = 0;
+  const auto root = tasks_root();
+  if (!std::filesystem::is_directory(root)) {
+    MESSAGE("no task folder at " << root.string());
+    return;
+  }
+  std::vector<std::filesystem::path> solutions;
+  for (const auto& source : std::filesystem::directory_iterator(root))
+    if (source.is_directory())
+      for (const auto& task : std::filesystem::directory_iterator(source.path()))
+        if (std::filesystem::is_directory(task.path() / "solutions"))
+          for (const auto& file : std::filesystem::directory_iterator(task.path() / "solutions"))
+            if (file.is_regular_file()) solutions.push_back(file.path());
+  std::sort(solutions.begin(), solutions.end());
+
+  for (const auto& path : solutions) {
+    const auto folder = path.parent_path().parent_path();
+    CAPTURE(path.string());
+    auto task = load_task_file(folder / "spec.json");
+    REQUIRE_MESSAGE(task.ok(), (task.ok() ? "" : task.error().message));
+    const Platform* platform = platform_for(platforms, path.filename().string());
+    Platform by_extension;
+    if (!platform) {
+      // No descriptor names this file: lint it for its language's backend.
+      const auto language = language_for_file(path);
+      if (!language) {
+        MESSAGE("skipped (no platform and no known extension)");
+        continue;
+      }
+      by_extension.name = "by-extension";
+      by_extension.backend = *language == Language::Cuda ? "cuda"
+                             : *language == Language::Hip ? "hip"
+                                                         : "cpu";
+      platform = &by_extension;
+    }
+    LintRequest request;
+    request.source = read(path);
+    request.file_name = path.filename().string();
+    request.language = language_for(*platform);
+    request.task = &*task;
+    request.platform = platform;
+    request.cache_dir = KGB_LINT_TEST_CACHE;
+    request.time_limit_seconds = 60;
+    const LintReport report = kgb::lint::lint(request);
+    if (!report.infra_error.empty()) {
+      MESSAGE("lint unavailable here: " << report.infra_error);
+      continue;
+    }
+    ++linted;
+    std::string findings;
+    for (const auto& f : report.findings) findings += "  " + f.location + " " + f.severity + " " + f.rule + ": " + f.message + "\n";
+    std::string diagnostics;
+    for (const auto& d : report.diagnostics)
+      diagnostics += "  " + d.file + ":" + std::to_string(d.line) + ": " + d.severity + ": " + d.message + "\n";
+    INFO("findings:\n" << findings << "diagnostics:\n" << diagnostics);
+    CHECK_FALSE(report.rejected());
+    WARN(report.parse_ok);
+  }
+  MESSAGE("linted " << linted << " bundled solutions");
+}

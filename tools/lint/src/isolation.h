@@ -1,0 +1,33 @@
+// Runs a piece of work in a forked child with a deadline and an address-space
+// limit, and brings its text result back over a pipe. libTooling runs in
+// process and can hang (an include of a device file, a macro bomb) or crash;
+// the parent survives both and reports them.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace kgb::lint::detail {
+
+// Exit codes of a child that ended without a result.
+inline constexpr int kExitWriteFailed = 3;
+inline constexpr int kExitException = 4;
+inline constexpr int kExitOutOfMemory = 5;
+
+struct IsolatedOutcome {
+  enum class Status { Completed, TimedOut, Crashed, Failed };
+  Status status = Status::Failed;
+  std::string output;  // what the work returned (Completed only)
+  int signal = 0;      // Crashed: the terminating signal
+  int exit_code = 0;   // Crashed: a non-zero exit without a result
+  std::string error;   // Failed: why the child could not be run
+  double seconds = 0;
+};
+
+// The work runs in the child only; the child ends with _exit, so nothing of the
+// parent (atexit handlers, buffered stdio, destructors) runs twice.
+IsolatedOutcome run_isolated(const std::function<std::string()>& work, double time_limit_seconds,
+                             std::size_t memory_limit_bytes);
+
+}  // namespace kgb::lint::detail

@@ -1,0 +1,226 @@
+// lint(): input checks, then the passes in a forked child (or in process),
+// the precompiled preludes, the OpenCL programs of launchers and the scan of
+// inactive preprocessor branches, merged into one report.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "frontend.h"
+#include "input_check.h"
+#include "invocation.h"
+#include "isolation.h"
+#include "prelude_cache.h"
+#include "rules/inactive_code.h"
+#include "toolchain_paths.h"
+
+namespace kgb::lint {
+namespace detail {
+namespace {
+
+RuleSetup make_setup(const LintRequest& request, const ParsePlan& plan, const ParsePass& pass) {
+  RuleSetup setup;
+  setup.language = pass.language;
+  setup.backend = plan.backend;
+  setup.pass = pass.name;
+  setup.task = request.task;
+  setup.platform = request.platform;
+  setup.options = &request.rule_options;
+  setup.file_name = request.file_name;
+  setup.main_path = plan.main_path;
+  return setup;
+}
+
+class DiagnosticMerger {
+ public:
+  void add(std::vector<Diagnostic>&& list, std::vector<Diagnostic>& out) {
+    for (auto& d : list) {
+      const std::string key = d.file + "|" + std::to_string(d.line) + "|" + std::to_string(d.column) + "|" +
+                              d.severity + "|" + d.message;
+      if (seen_.insert(key).second) out.push_back(std::move(d));
+    }
+  }
+
+ private:
+  std::set<std::string> seen_;
+};
+
+// One pass with its precompiled prelude: a stale prelude is rebuilt once; a
+// parse with errors is repeated without the prelude, whose extra headers could
+// be the cause (a candidate defining a name the prelude also declares).
+PassResult run_with_prelude(PassInput input, PreludeCache* cache) {
+  const ParsePass& pass = *input.pass;
+  if (!cache || pass.prelude.empty()) return run_pass(input);
+  std::vector<EmbeddedProgram> programs;
+  std::vector<EmbeddedProgram>* real_programs = input.programs;
+  input.programs = real_programs ? &programs : nullptr;
+
+  input.precompiled_prelude = cache->obtain(pass, /*rebuild=*/false);
+  PassResult result;
+  if (!input.precompiled_prelude.empty()) {
+    result = run_pass(input);
+    if (!result.ran) {
+      programs.clear();
+      input.precompiled_prelude = cache->obtain(pass, /*rebuild=*/true);
+      if (!input.precompiled_prelude.empty()) result = run_pass(input);
+    }
+  }
+  if (input.precompiled_prelude.empty() || !result.ran || result.had_errors) {
+    programs.clear();
+    input.precompiled_prelude.clear();
+    result = run_pass(input);
+  }
+  if (real_programs) real_programs->insert(real_programs->end(), programs.begin(), programs.end());
+  return result;
+}
+
+void sort_findings(std::vector<LintFinding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const LintFinding& a, const LintFinding& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+}
+
+}  // namespace
+
+LintReport run_lint_job(const LintRequest& request, bool disable_free) {
+  LintReport report;
+  const ParsePlan plan = plan_parse(request);
+  if (plan.unavailable) {
+    report.parse_ok = false;
+    report.infra_error = *plan.unavailable;
+    return report;
+  }
+  report.parse_ok = true;
+  std::optional<PreludeCache> cache;
+  if (request.use_precompiled_prelude)
+    cache.emplace(request.cache_dir.empty() ? default_cache_dir() : request.cache_dir);
+
+  FindingSink sink;
+  DiagnosticMerger diagnostics;
+  std::vector<EmbeddedProgram> programs;
+  std::vector<std::vector<SkippedRange>> skipped;
+  for (const ParsePass& pass : plan.passes) {
+    PassInput input;
+    input.pass = &pass;
+    input.main_path = plan.main_path;
+    input.source = request.source;
+    input.setup = make_setup(request, plan, pass);
+    input.programs = request.language == Language::OpenCLHost ? &programs : nullptr;
+    input.disable_free = disable_free;
+    PassResult result = run_with_prelude(std::move(input), cache ? &*cache : nullptr);
+    report.parse_ok = report.parse_ok && result.ran && !result.had_errors;
+    diagnostics.add(std::move(result.diagnostics), report.diagnostics);
+    sink.merge(std::move(result.findings));
+    skipped.push_back(std::move(result.skipped));
+    report.passes.push_back(pass.name);
+  }
+
+  const ParsePass opencl = opencl_c_pass();
+  for (size_t i = 0; i < programs.size(); ++i) {
+    PassInput input;
+    input.pass = &opencl;
+    input.main_path = plan.main_path + ".opencl-" + std::to_string(i + 1) + ".cl";
+    input.source = programs[i].text;
+    input.setup = make_setup(request, plan, opencl);
+    input.disable_free = disable_free;
+    PassResult result = run_pass(input);
+    report.parse_ok = report.parse_ok && result.ran && !result.had_errors;
+    diagnostics.add(std::move(result.diagnostics), report.diagnostics);
+    sink.merge(std::move(result.findings));
+    report.passes.push_back("opencl-c@" + std::to_string(programs[i].line));
+  }
+
+  if (!plan.passes.empty())
+    scan_inactive_code(request.source, skipped_by_all(skipped), make_setup(request, plan, plan.passes.front()), sink);
+  report.findings = sink.take();
+  sort_findings(report.findings);
+  return report;
+}
+
+}  // namespace detail
+
+namespace {
+
+LintFinding whole_file_finding(const LintRequest& request, std::string rule, std::string message, std::string hint) {
+  LintFinding f;
+  f.rule = std::move(rule);
+  f.layer = "L1";
+  f.severity = "reject";
+  f.message = std::move(message);
+  f.fix_hint = std::move(hint);
+  f.file = request.file_name;
+  f.location = request.file_name;
+  return f;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", seconds);
+  return text;
+}
+
+}  // namespace
+
+LintReport lint(const LintRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto finish = [&](LintReport report) {
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+  };
+  if (auto finding = detail::check_input(request)) {
+    LintReport report;
+    report.findings.push_back(std::move(*finding));
+    return finish(std::move(report));
+  }
+  if (request.isolation == Isolation::InProcess) return finish(detail::run_lint_job(request, /*disable_free=*/false));
+
+  const auto outcome = detail::run_isolated(
+      [&] {
+        nlohmann::json j = detail::run_lint_job(request, /*disable_free=*/true);
+        return j.dump();
+      },
+      request.time_limit_seconds, request.memory_limit_bytes);
+
+  LintReport report;
+  switch (outcome.status) {
+    case detail::IsolatedOutcome::Status::Completed:
+      try {
+        report = nlohmann::json::parse(outcome.output).get<LintReport>();
+      } catch (const std::exception& e) {
+        report.findings.push_back(whole_file_finding(request, "lint-crashed",
+                                                     std::string("the lint child returned an unreadable report: ") +
+                                                         e.what(),
+                                                     "simplify the source; this is a fault of the lint"));
+      }
+      break;
+    case detail::IsolatedOutcome::Status::TimedOut:
+      report.findings.push_back(whole_file_finding(
+          request, "lint-timeout",
+          "parsing did not finish within " + seconds_text(request.time_limit_seconds) + " s",
+          "remove what makes the source slow to parse: huge macro expansions, deep template recursion, includes of "
+          "devices or large files"));
+      break;
+    case detail::IsolatedOutcome::Status::Crashed: {
+      std::string why;
+      if (outcome.signal != 0) {
+        why = "the parser was killed by signal " + std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) + ")";
+      } else if (outcome.exit_code == detail::kExitOutOfMemory) {
+        why = "the parser ran out of its memory limit";
+      } else {
+        why = "the parser stopped with exit code " + std::to_string(outcome.exit_code);
+      }
+      report.findings.push_back(whole_file_finding(
+          request, "lint-crashed", why + " while reading the source",
+          "simplify the source: no huge constant tables, macro bombs or pathological templates"));
+      break;
+    }
+    case detail::IsolatedOutcome::Status::Failed:
+      report.infra_error = "lint could not start its child process: " + outcome.error;
+      break;
+  }
+  return finish(std::move(report));
+}
+
+}  // namespace kgb::lint

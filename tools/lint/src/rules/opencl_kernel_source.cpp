@@ -1,0 +1,116 @@
+// opencl-kernel-source: an OpenCL candidate is a C++ launcher with its OpenCL C
+// program embedded as a string literal. The rule finds those programs (see
+// lint.h, "OpenCL candidates") so the device code is parsed and checked like
+// any other; a launcher whose program cannot be found is rejected.
+#include <set>
+
+#include <clang/AST/Expr.h>
+
+#include "rules/rule.h"
+#include "rules/rules.h"
+
+namespace kgb::lint::detail {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool word_at(const std::string& text, size_t at, std::string_view word) {
+  if (text.compare(at, word.size(), word) != 0) return false;
+  if (at > 0 && identifier_char(text[at - 1])) return false;
+  const size_t end = at + word.size();
+  return end >= text.size() || !identifier_char(text[end]);
+}
+
+}  // namespace
+
+// True when the text defines an OpenCL kernel: `__kernel` or `kernel`, then
+// (after attributes) `void`.
+bool defines_opencl_kernel(const std::string& text) {
+  const auto skip_space = [&](size_t at) {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    return at;
+  };
+  for (size_t at = text.find("kernel"); at != std::string::npos; at = text.find("kernel", at + 1)) {
+    const bool underscored = at >= 2 && text.compare(at - 2, 2, "__") == 0;
+    if (!word_at(text, underscored ? at - 2 : at, underscored ? "__kernel" : "kernel")) continue;
+    size_t next = skip_space(at + 6);
+    while (text.compare(next, 13, "__attribute__") == 0) {  // __attribute__((reqd_work_group_size(...)))
+      next = skip_space(next + 13);
+      int depth = 0;
+      do {
+        if (next >= text.size()) return false;
+        if (text[next] == '(') ++depth;
+        if (text[next] == ')') --depth;
+        ++next;
+      } while (depth > 0);
+      next = skip_space(next);
+    }
+    if (word_at(text, next, "void")) return true;
+  }
+  return false;
+}
+
+namespace {
+
+class OpenCLKernelSourceRule : public Rule {
+ public:
+  using Rule::Rule;
+
+  void register_matchers(MatchFinder& finder) override {
+    finder.addMatcher(stringLiteral(isExpansionInMainFile()).bind("literal"), this);
+  }
+
+  void check(const MatchFinder::MatchResult& result) override {
+    const auto* literal = result.Nodes.getNodeAs<StringLiteral>("literal");
+    if (!literal || !(literal->isOrdinary() || literal->isUTF8())) return;
+    const std::string text = literal->getString().str();
+    if (!defines_opencl_kernel(text)) return;
+    const int line = content_line(*literal, *result.SourceManager);
+    if (!seen_lines_.insert(line).second) return;
+    EmbeddedProgram program;
+    program.line = line;
+    program.text = "#line " + std::to_string(line) + " \"" + state_.setup.main_path + ".opencl\"\n" + text;
+    if (state_.programs) state_.programs->push_back(std::move(program));
+  }
+
+  void on_translation_unit(ASTContext&) override {
+    if (!seen_lines_.empty()) return;
+    report_file("no OpenCL C program was found: the launcher must embed its kernels as a string literal that "
+                "defines a `__kernel void` function",
+                "put the OpenCL C source in a raw string literal, e.g. static const char kSource[] = R\"CLC( "
+                "__kernel void k(...) { ... } )CLC\"; and build it with the kgb_cl_* helpers");
+  }
+
+ private:
+  // The launcher line of the literal's first character of content.
+  static int content_line(const StringLiteral& literal, const SourceManager& sources) {
+    const SourceLocation token = sources.getSpellingLoc(literal.getStrTokenLoc(0));
+    bool invalid = false;
+    const char* data = sources.getCharacterData(token, &invalid);
+    unsigned offset = 0;
+    if (!invalid) {
+      while (data[offset] && data[offset] != '"' && offset < 8) ++offset;
+      const bool raw = offset > 0 && data[offset - 1] == 'R';
+      ++offset;
+      if (raw) {
+        while (data[offset] && data[offset] != '(' && offset < 32) ++offset;
+        if (data[offset] == '(') ++offset;
+      }
+    }
+    const PresumedLoc presumed = sources.getPresumedLoc(token.getLocWithOffset(static_cast<int>(offset)));
+    return presumed.isValid() ? static_cast<int>(presumed.getLine()) : 1;
+  }
+
+  std::set<int> seen_lines_;
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> create_opencl_kernel_source(const RuleInfo& info, PassState& state) {
+  return std::make_unique<OpenCLKernelSourceRule>(info, state);
+}
+
+}  // namespace kgb::lint::detail
