@@ -21,12 +21,13 @@ std::string read(const std::filesystem::path& path) {
   return text.str();
 }
 
-// The platform a solution file belongs to: the first whose solution_file is
-// the file's name (cpu.cpp, cuda.cu, opencl.cpp, hip.hip).
-const Platform* platform_for(const std::vector<Platform>& platforms, const std::string& file_name) {
+// The platforms a solution file belongs to: those whose solution_file is the
+// file's name (cpu.cpp serves cpu-x86_64, cpu-aarch64 and cpu-riscv64).
+std::vector<const Platform*> platforms_for(const std::vector<Platform>& platforms, const std::string& file_name) {
+  std::vector<const Platform*> out;
   for (const auto& p : platforms)
-    if (p.solution_file == file_name) return &p;
-  return nullptr;
+    if (p.solution_file == file_name) out.push_back(&p);
+  return out;
 }
 
 }  // namespace
@@ -56,9 +57,9 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
     CAPTURE(path.string());
     auto task = load_task_file(folder / "spec.json");
     REQUIRE_MESSAGE(task.ok(), (task.ok() ? "" : task.error().message));
-    const Platform* platform = platform_for(platforms, path.filename().string());
+    std::vector<const Platform*> targets = platforms_for(platforms, path.filename().string());
     Platform by_extension;
-    if (!platform) {
+    if (targets.empty()) {
       // No descriptor names this file: lint it for its language's backend.
       const auto language = language_for_file(path);
       if (!language) {
@@ -69,30 +70,34 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
       by_extension.backend = *language == Language::Cuda ? "cuda"
                              : *language == Language::Hip ? "hip"
                                                          : "cpu";
-      platform = &by_extension;
+      targets.push_back(&by_extension);
     }
-    LintRequest request;
-    request.source = read(path);
-    request.file_name = path.filename().string();
-    request.language = language_for(*platform);
-    request.task = &*task;
-    request.platform = platform;
-    request.cache_dir = KGB_LINT_TEST_CACHE;
-    request.time_limit_seconds = 60;
-    const LintReport report = kgb::lint::lint(request);
-    if (!report.infra_error.empty()) {
-      MESSAGE("lint unavailable here: " << report.infra_error);
-      continue;
+    for (const Platform* platform : targets) {
+      CAPTURE(platform->name);
+      LintRequest request;
+      request.source = read(path);
+      request.file_name = path.filename().string();
+      request.language = language_for(*platform);
+      request.task = &*task;
+      request.platform = platform;
+      request.cache_dir = KGB_LINT_TEST_CACHE;
+      request.time_limit_seconds = 60;
+      const LintReport report = kgb::lint::lint(request);
+      if (!report.infra_error.empty()) {
+        MESSAGE("lint unavailable here: " << report.infra_error);
+        continue;
+      }
+      ++linted;
+      std::string findings;
+      for (const auto& f : report.findings)
+        findings += "  " + f.location + " " + f.severity + " " + f.rule + ": " + f.message + "\n";
+      std::string diagnostics;
+      for (const auto& d : report.diagnostics)
+        diagnostics += "  " + d.file + ":" + std::to_string(d.line) + ": " + d.severity + ": " + d.message + "\n";
+      INFO("findings:\n" << findings << "diagnostics:\n" << diagnostics);
+      CHECK_FALSE(report.rejected());
+      WARN(report.parse_ok);
     }
-    ++linted;
-    std::string findings;
-    for (const auto& f : report.findings) findings += "  " + f.location + " " + f.severity + " " + f.rule + ": " + f.message + "\n";
-    std::string diagnostics;
-    for (const auto& d : report.diagnostics)
-      diagnostics += "  " + d.file + ":" + std::to_string(d.line) + ": " + d.severity + ": " + d.message + "\n";
-    INFO("findings:\n" << findings << "diagnostics:\n" << diagnostics);
-    CHECK_FALSE(report.rejected());
-    WARN(report.parse_ok);
   }
-  MESSAGE("linted " << linted << " bundled solutions");
+  MESSAGE("linted " << linted << " (solution, platform) pairs");
 }

@@ -39,8 +39,11 @@ TEST_CASE("name patterns match qualified names, members, globs and exceptions") 
   CHECK(p.match("std::thread::hardware_concurrency").empty());
   CHECK(p.match("std::this_thread::yield").empty());
   CHECK(p.match("at::Tensor::add") == "at");
-  CHECK(p.match("at").empty() == false);
+  CHECK(p.match("at").empty());  // "at::" bans the members of at, not a name at
   CHECK(p.match("attention").empty());
+  NamePatterns scope{"c10::"};
+  CHECK(scope.match("c10").empty());  // a variable named c10
+  CHECK(scope.match("c10::Half") == "c10");
   CHECK(p.match("cublasSgemm_v2") == "cublas*");
   CHECK(p.match("getenv") == "getenv");
   const auto plain = p.plain_names();

@@ -25,12 +25,11 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 
 namespace {
 
-std::string normalise(std::string_view pattern) {
+std::string_view trimmed(std::string_view pattern) {
   while (!pattern.empty() && pattern.front() == ' ') pattern.remove_prefix(1);
   while (!pattern.empty() && pattern.back() == ' ') pattern.remove_suffix(1);
   if (pattern.starts_with("::")) pattern.remove_prefix(2);
-  if (pattern.ends_with("::")) pattern.remove_suffix(2);
-  return std::string(pattern);
+  return pattern;
 }
 
 bool has_glob(std::string_view pattern) { return pattern.find_first_of("*?") != std::string_view::npos; }
@@ -44,33 +43,37 @@ NamePatterns::NamePatterns(std::initializer_list<std::string_view> patterns) {
 void NamePatterns::add(std::string_view pattern) {
   const bool exception = !pattern.empty() && pattern.front() == '!';
   if (exception) pattern.remove_prefix(1);
-  std::string normalised = normalise(pattern);
-  if (normalised.empty()) return;
-  (exception ? excluded_ : included_).push_back(std::move(normalised));
+  pattern = trimmed(pattern);
+  const bool scope_only = pattern.ends_with("::");
+  if (scope_only) pattern.remove_suffix(2);
+  if (pattern.empty()) return;
+  (exception ? excluded_ : included_).push_back({std::string(pattern), scope_only});
 }
 
 void NamePatterns::add_all(const std::vector<std::string>& patterns) {
   for (const auto& p : patterns) add(p);
 }
 
-bool NamePatterns::matches(const std::string& pattern, std::string_view name) {
-  if (has_glob(pattern)) return glob_match(pattern, name);
-  if (name.size() < pattern.size() || name.compare(0, pattern.size(), pattern) != 0) return false;
-  return name.size() == pattern.size() || name.substr(pattern.size()).starts_with("::");
+bool NamePatterns::matches(const Pattern& pattern, std::string_view name) {
+  const std::string& text = pattern.text;
+  if (has_glob(text)) return glob_match(text, name) || (pattern.scope_only && glob_match(text + "::*", name));
+  if (name.size() < text.size() || name.compare(0, text.size(), text) != 0) return false;
+  if (name.size() == text.size()) return !pattern.scope_only;
+  return name.substr(text.size()).starts_with("::");
 }
 
 std::string NamePatterns::match(std::string_view qualified_name) const {
   for (const auto& e : excluded_)
     if (matches(e, qualified_name)) return {};
   for (const auto& p : included_)
-    if (matches(p, qualified_name)) return p;
+    if (matches(p, qualified_name)) return p.text;
   return {};
 }
 
 std::vector<std::string> NamePatterns::plain_names() const {
   std::vector<std::string> out;
   for (const auto& p : included_)
-    if (!has_glob(p) && p.find("::") == std::string::npos) out.push_back(p);
+    if (!p.scope_only && !has_glob(p.text) && p.text.find("::") == std::string::npos) out.push_back(p.text);
   return out;
 }
 

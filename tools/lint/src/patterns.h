@@ -30,9 +30,13 @@ class NamePatterns {
   std::vector<std::string> plain_names() const;
 
  private:
-  static bool matches(const std::string& pattern, std::string_view name);
-  std::vector<std::string> included_;
-  std::vector<std::string> excluded_;
+  struct Pattern {
+    std::string text;     // normalised: no leading or trailing "::"
+    bool scope_only;      // written as "ns::": matches members of ns, never a name "ns" itself
+  };
+  static bool matches(const Pattern& pattern, std::string_view name);
+  std::vector<Pattern> included_;
+  std::vector<Pattern> excluded_;
 };
 
 // Splits "a, b ,c" into {"a","b","c"}.

@@ -141,8 +141,9 @@ void from_json(const nlohmann::json& j, LintReport& report);
 // Banned API patterns (Task::banned_apis and rule options): "name" matches the
 // declaration with that fully qualified name (inline namespaces such as
 // std::__cxx11 are ignored; extern "C" functions by their plain name) and every
-// member of it ("std::thread" also bans std::thread::join); "ns::" the same as
-// "ns"; "*" and "?" are globs over the qualified name ("cudaEvent*"). A name is
+// member of it ("std::thread" also bans std::thread::join); "ns::" bans the
+// members of ns only (a variable named c10 is not c10::); "*" and "?" are
+// globs over the qualified name ("cudaEvent*"). A name is
 // also matched where it is spelled as a macro from a header (cublasSgemm), and
 // a banned macro's target (cublasSgemm_v2) is banned with it.
 // ---------------------------------------------------------------------------

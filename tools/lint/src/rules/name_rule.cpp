@@ -135,7 +135,7 @@ void NameRule::check_asm(const AsmStmt* statement) {
   const std::string text = gcc->getAsmString()->getString().str();
   for (const auto& marker : spec_.asm_markers) {
     if (text.find(marker) == std::string::npos) continue;
-    report(statement->getBeginLoc(),
+    report(static_cast<const Stmt*>(statement)->getBeginLoc(),  // AsmStmt::getBeginLoc is invalid
            "inline assembly uses `" + marker + "`, which is " + spec_.what + ": " + spec_.reason, spec_.hint,
            "asm:" + marker);
     return;
@@ -169,8 +169,8 @@ void NameRule::check(const MatchFinder::MatchResult& result) {
       if (const TemplateDecl* templ = specialization->getTemplateName().getAsTemplateDecl()) {
         if (try_decl(templ, location)) return;
       }
-      if (const auto* alias = specialization->getAliasedType().getTypePtrOrNull(); specialization->isTypeAlias() && alias)
-        if (const TagDecl* tag = alias->getAsTagDecl()) try_decl(tag, location);
+      if (specialization->isTypeAlias())  // getAliasedType() is only defined for aliases
+        if (const TagDecl* tag = specialization->getAliasedType()->getAsTagDecl()) try_decl(tag, location);
     } else if (isa<RecordType>(t) || isa<EnumType>(t) || isa<InjectedClassNameType>(t)) {
       try_decl(t->getAsTagDecl(), location);
     }

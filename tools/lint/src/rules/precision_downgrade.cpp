@@ -71,7 +71,7 @@ class PrecisionDowngradeRule : public Rule {
     } else if (const auto* statement = result.Nodes.getNodeAs<AsmStmt>("asm")) {
       if (const auto* gcc = dyn_cast<GCCAsmStmt>(statement); gcc && gcc->getAsmString())
         if (auto format = format_of_asm(gcc->getAsmString()->getString().str()))
-          flag(statement->getBeginLoc(), *format, "inline PTX");
+          flag(gcc->getBeginLoc(), *format, "inline PTX");
     }
   }
 
