@@ -20,6 +20,9 @@
 #ifdef KGB_HAVE_PROFILE
 #include "profile_commands.h"
 #endif
+#ifdef KGB_HAVE_REPORT
+#include "report_commands.h"
+#endif
 
 int main(int argc, char** argv) {
 #ifdef KGB_HAVE_LINT
@@ -44,6 +47,9 @@ int main(int argc, char** argv) {
 #endif
 #ifdef KGB_HAVE_PROFILE
   kgb::cli::add_profile_commands(app, exit_code);
+#endif
+#ifdef KGB_HAVE_REPORT
+  kgb::cli::add_report_commands(app, exit_code);
 #endif
   try {
     app.parse(argc, argv);

@@ -123,13 +123,16 @@ Facts check_consistent(store::RunStore& db, const std::string& run) {
   }
   // No step done twice, and one evaluation per evaluating tool call.
   std::set<std::tuple<int64_t, int, int>> done_llm, done_tools, evals;
+  auto key = [](const nlohmann::json& c) {
+    return std::make_tuple(c["attempt_id"].get<int64_t>(), c["iteration"].get<int>(), c["step"].get<int>());
+  };
   for (const auto& c : export_rows(db, run, "llm_calls"))
-    if (c["status"] == "done") CHECK(done_llm.insert({c["attempt_id"], c["iteration"], c["step"]}).second);
+    if (c["status"] == "done") CHECK(done_llm.insert(key(c)).second);
   int evaluating_tools = 0;
   std::set<int64_t> eval_ids;
   for (const auto& c : export_rows(db, run, "tool_calls")) {
     if (c["status"] != "done") continue;
-    CHECK(done_tools.insert({c["attempt_id"], c["iteration"], c["step"]}).second);
+    CHECK(done_tools.insert(key(c)).second);
     if (!c["evaluation_id"].is_null()) {
       ++evaluating_tools;
       CHECK(eval_ids.insert(c["evaluation_id"].get<int64_t>()).second);
@@ -166,7 +169,7 @@ TEST_CASE("kill -9 at random points, resume, and the store equals an uninterrupt
   CHECK(expected.solved == std::set<std::string>{"blas/saxpy", "vllm/silu_and_mul"});
   MESSAGE("uninterrupted run: " << reference_seconds << " s");
 
-  int total_kills = 0;
+  int total_kills = 0, interrupted_llm = 0, interrupted_tools = 0;
   for (const unsigned seed : {11u, 22u, 33u}) {
     CAPTURE(seed);
     std::mt19937 rng(seed);
@@ -214,8 +217,14 @@ TEST_CASE("kill -9 at random points, resume, and the store equals an uninterrupt
       CHECK(n <= expected.iterations.at(task));
     }
     CHECK((*db)->load_run(run_id)->sessions <= kills + 1);
+    // What the kills cut short is kept as history, never replayed.
+    for (const auto& c : export_rows(**db, run_id, "llm_calls")) interrupted_llm += c["status"] == "interrupted";
+    for (const auto& c : export_rows(**db, run_id, "tool_calls")) interrupted_tools += c["status"] == "interrupted";
   }
   CHECK(total_kills >= 3);
+  MESSAGE(total_kills << " kills cut " << interrupted_llm << " LLM call(s) and " << interrupted_tools
+                      << " tool call(s) short");
+  CHECK(interrupted_llm + interrupted_tools >= 1);
   kill(oracle.pid, SIGTERM);
   wait_for(oracle.pid, 10);
 }

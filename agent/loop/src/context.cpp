@@ -23,8 +23,25 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+bool is_valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
 // Replies may hold any bytes; JSON text must stay valid UTF-8.
 std::string valid_utf8(const std::string& s) {
+  if (is_valid_utf8(s)) return s;
   json j = s;
   const std::string dumped = j.dump(-1, ' ', false, json::error_handler_t::replace);
   return json::parse(dumped).get<std::string>();
@@ -113,11 +130,44 @@ json eval_options_json(const EvalOptions& o) {
           {"case_filter", o.case_filter}};
 }
 
-// Runs a blocking function on the job pool and resumes on the caller's executor.
-template <class R>
-asio::awaitable<R> offload(asio::thread_pool& pool, std::function<R()> fn) {
-  co_return co_await asio::co_spawn(
-      pool, [fn = std::move(fn)]() -> asio::awaitable<R> { co_return fn(); }, asio::use_awaitable);
+// One blocking tool run, with copies of everything it needs: it executes on a
+// pool thread while the coroutine that asked for it waits.
+struct ToolJob {
+  ToolKind kind;
+  std::string source;
+  const Task* task;
+  const Platform* platform;
+  EvalOptions options;
+  FeedbackSettings limits;
+  std::shared_ptr<ToolBackend> tools;
+
+  ToolResult operator()() const {
+    try {
+      switch (kind) {
+        case ToolKind::Lint: {
+          const bool available = tools->lint_available();
+          return lint_result(available ? tools->lint(source, *task, *platform) : LintOutcome{}, available, limits);
+        }
+        case ToolKind::Compile: return compile_result(tools->compile(source, *task, *platform), limits);
+        default: return verdict_result(kind, tools->evaluate(source, *task, *platform, options), limits);
+      }
+    } catch (const std::exception& e) {
+      Verdict v;
+      v.task = task->id;
+      v.platform = platform->name;
+      v.outcome = Outcome::InfraError;
+      v.summary = std::string("the tool failed: ") + e.what();
+      return verdict_result(kind, v, limits);
+    }
+  }
+};
+
+// Runs the job on the pool and resumes on the caller's executor. Not a
+// coroutine itself: GCC 12 mishandles lambdas that capture coroutine
+// parameters, so the job travels in a shared_ptr captured outside any coroutine.
+asio::awaitable<ToolResult> offload(asio::thread_pool& pool, std::shared_ptr<const ToolJob> job) {
+  return asio::co_spawn(
+      pool, [job]() -> asio::awaitable<ToolResult> { co_return (*job)(); }, asio::use_awaitable);
 }
 
 }  // namespace
@@ -340,31 +390,17 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
   if (!id) throw std::runtime_error("run store: " + id.error().message);
   rec.id = *id;
 
-  const Task& task = a.task;
-  const Platform& platform = run.platform;
-  const FeedbackSettings limits = run.config.feedback;
-  std::shared_ptr<ToolBackend> tools = run.tools;
+  auto tool_job = std::make_shared<ToolJob>();
+  tool_job->kind = kind;
+  tool_job->source = source;
+  tool_job->task = &a.task;
+  tool_job->platform = &run.platform;
+  tool_job->options = options;
+  tool_job->limits = run.config.feedback;
+  tool_job->tools = run.tools;
   ++run.jobs_running;
   const auto started = std::chrono::steady_clock::now();
-  ToolResult result = co_await offload<ToolResult>(*run.pool, [=, &task, &platform]() -> ToolResult {
-    try {
-      switch (kind) {
-        case ToolKind::Lint: {
-          const bool available = tools->lint_available();
-          return lint_result(available ? tools->lint(source, task, platform) : LintOutcome{}, available, limits);
-        }
-        case ToolKind::Compile: return compile_result(tools->compile(source, task, platform), limits);
-        default: return verdict_result(kind, tools->evaluate(source, task, platform, options), limits);
-      }
-    } catch (const std::exception& e) {
-      Verdict v;
-      v.task = task.id;
-      v.platform = platform.name;
-      v.outcome = Outcome::InfraError;
-      v.summary = std::string("the tool failed: ") + e.what();
-      return verdict_result(kind, v, limits);
-    }
-  });
+  ToolResult result = co_await offload(*run.pool, std::move(tool_job));
   --run.jobs_running;
   result.seconds = seconds_since(started);
   result.kernel = *sha;

@@ -33,6 +33,13 @@ std::string prelude_key(const ParsePass& pass) {
   return text;
 }
 
+std::string PreludeCache::existing(const ParsePass& pass) const {
+  if (pass.prelude.empty()) return {};
+  std::error_code ec;
+  const std::filesystem::path file = dir_ / (pass.name + "-" + prelude_key(pass) + ".pch");
+  return std::filesystem::is_regular_file(file, ec) ? file.string() : std::string();
+}
+
 std::string PreludeCache::obtain(const ParsePass& pass, bool rebuild) {
   error_.clear();
   if (pass.prelude.empty()) return {};

@@ -20,6 +20,8 @@ class PreludeCache {
   // The precompiled prelude of a pass, built when missing or when `rebuild`;
   // empty when the pass has no prelude or it cannot be built or stored.
   std::string obtain(const ParsePass& pass, bool rebuild);
+  // The cached prelude of a pass if it exists; never builds one.
+  std::string existing(const ParsePass& pass) const;
   const std::string& last_error() const { return error_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <cstdio>
 #include <sstream>
 
 namespace kgb::agent::policies {
@@ -46,10 +47,9 @@ std::string reply_for_history(const ChatResult& chat, const ExtractedCode& code)
 }
 
 std::string format_number(double v) {
-  std::ostringstream os;
-  os.precision(3);
-  os << v;
-  return os.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
 }
 
 double param_double(const nlohmann::json& p, const char* key, double fallback) {
