@@ -43,7 +43,7 @@ struct SetBuffers {
   }
 };
 
-bool prepare_set(Device& device, const Job& job, const std::vector<std::vector<std::byte>>& inputs, SetBuffers& set,
+bool prepare_set(Device& device, const Job& job, const std::vector<std::span<const std::byte>>& inputs, SetBuffers& set,
                  bool keep_pristine, std::string& error) {
   size_t n = job.params.size();
   set.storage.assign(n, nullptr);
@@ -113,7 +113,7 @@ void collect(Device& device, const Job& job, SetBuffers& set, JobResult& result)
     host.resize(bytes);
     device.download(host.data(), set.storage[i], bytes);
     hashes[i] = wire::hash_bytes(host.data(), bytes);
-    if (static_cast<Role>(p.tensor.role) != Role::Input) outs[i] = host;
+    if (static_cast<Role>(p.tensor.role) != Role::Input) outs[i] = std::move(host);
   }
   result.hashes.push_back(std::move(hashes));
   result.outputs.push_back(std::move(outs));
@@ -238,13 +238,15 @@ int serve(Device& device, KindFn implementation_kind) {
     if (!wire::read_frame(wire::kRequestFd, type, payload, kMaxRequestBytes)) return 93;
     if (type == MessageType::Bye) return 0;
     if (type != MessageType::Job) return 94;
-    Job job;
+    Job job;  // its input arrays point into payload
     if (!wire::decode_job(payload, job)) return 95;
+    JobResult result = job.mode == JobMode::Time ? run_time(device, fn, job) : run_check(device, fn, job);
+    job.sets.clear();
     payload.clear();
     payload.shrink_to_fit();
-    JobResult result = job.mode == JobMode::Time ? run_time(device, fn, job) : run_check(device, fn, job);
     std::fflush(stdout);
-    if (!wire::write_frame(wire::kResponseFd, MessageType::Result, wire::encode_result(result))) return 96;
+    std::vector<std::vector<std::byte>> scratch;
+    if (!wire::write_frame(wire::kResponseFd, MessageType::Result, wire::encode_result_pieces(result, scratch))) return 96;
     if (!device.sticky_error().empty()) return 97;  // a fresh process for whatever comes next
   }
 }

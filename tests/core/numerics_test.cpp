@@ -8,6 +8,7 @@
 #include "kgb/case.h"
 #include "kgb/dtype.h"
 #include "kgb/expr.h"
+#include "kgb/random.h"
 #include "kgb/tensor.h"
 #include "kgb/verdict.h"
 
@@ -104,4 +105,47 @@ TEST_CASE("compiler diagnostics from gcc, nvcc and the linker are parsed") {
   CHECK(d[1].line == 33);
   CHECK(d[2].message.find("undefined reference to `bar'") != std::string::npos);
   CHECK(d[3].severity == "warning");
+}
+
+TEST_CASE("standard_normal: moments and tails of a real normal") {
+  kgb::SplitMix64 g{12345};
+  const int n = 2'000'000;
+  double sum = 0, sum2 = 0, sum4 = 0;
+  int beyond3 = 0, beyond_tail = 0;
+  for (int i = 0; i < n; ++i) {
+    double x = kgb::standard_normal(g);
+    sum += x;
+    sum2 += x * x;
+    sum4 += x * x * x * x;
+    beyond3 += std::fabs(x) > 3;
+    beyond_tail += std::fabs(x) > 3.442619855899;  // samples that take the tail path
+  }
+  double mean = sum / n, var = sum2 / n - mean * mean;
+  CHECK(std::fabs(mean) < 5 * std::sqrt(1.0 / n));
+  CHECK(var == doctest::Approx(1.0).epsilon(0.005));
+  CHECK(sum4 / n == doctest::Approx(3.0).epsilon(0.02));  // kurtosis of a normal
+  // P(|x| > 3) = 0.0026998; binomial standard deviation ~ 73 at this n.
+  CHECK(std::abs(beyond3 - 0.0026998 * n) < 5 * std::sqrt(0.0027 * n));
+  CHECK(beyond_tail > 0);
+}
+
+TEST_CASE("OffsetWalker visits the same offsets as offset_of_linear") {
+  kgb::HostTensor t(kgb::DType::F32, {3, 4, 5}, {1, 3 * 7, 3}, 3 * 7 * 4, 2);
+  kgb::OffsetWalker w(t, 7);
+  for (int64_t i = 7; i < t.numel(); ++i, w.next()) REQUIRE(w.offset() == t.offset_of_linear(i));
+  CHECK(t.elements_disjoint());
+  kgb::HostTensor broadcast(kgb::DType::F32, {4, 8}, {0, 1}, 8);
+  CHECK_FALSE(broadcast.elements_disjoint());
+  kgb::HostTensor overlapping(kgb::DType::F32, {4, 8}, {4, 1}, 20);
+  CHECK_FALSE(overlapping.elements_disjoint());
+  CHECK(kgb::HostTensor::contiguous(kgb::DType::F64, {5, 6}).elements_disjoint());
+}
+
+TEST_CASE("to_doubles/from_doubles round trip on a strided view over many chunks") {
+  kgb::HostTensor t(kgb::DType::F64, {300, 1000}, {1, 301}, 301 * 1000, 1);
+  std::vector<double> values(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i) * 0.5;
+  kgb::from_doubles(t, values);
+  CHECK(kgb::to_doubles(t) == values);
+  CHECK(t.get(123456) == 123456 * 0.5);
 }

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
 
 #include "kgb/expr.h"
+#include "kgb/random.h"
 
 namespace kgb {
 namespace {
@@ -85,15 +88,33 @@ void fill_gaps(HostTensor& t, std::mt19937_64& rng) {
   int64_t n = t.storage_elements();
   if (n == t.numel()) return;
   std::vector<char> in_view(static_cast<size_t>(n), 0);
-  for (int64_t i = 0; i < t.numel(); ++i) in_view[static_cast<size_t>(t.offset() + t.offset_of_linear(i))] = 1;
+  OffsetWalker w(t, 0);
+  for (int64_t i = 0; i < t.numel(); ++i, w.next()) in_view[static_cast<size_t>(t.offset() + w.offset())] = 1;
   HostTensor whole(t.dtype(), {n}, {1}, 0);
   whole.storage().swap(t.storage());
+  const bool floating = is_floating(t.dtype()) || is_complex(t.dtype());
   for (int64_t e = 0; e < n; ++e) {
     if (in_view[static_cast<size_t>(e)]) continue;
-    if (is_floating(t.dtype()) || is_complex(t.dtype())) whole.set(e, std::numeric_limits<double>::quiet_NaN());
-    else whole.set_int(e, static_cast<int64_t>(rng() % 97) + 31);
+    if (floating) whole.set_at(e, std::numeric_limits<double>::quiet_NaN());
+    else whole.set_int_at(e, static_cast<int64_t>(rng() % 97) + 31);
   }
   whole.storage().swap(t.storage());
+}
+
+// Every chunk of a tensor gets its own random stream, seeded from the
+// tensor's seed and the chunk number, so chunks fill in parallel with the same
+// result on any number of cores.
+// Fills elements [0, numel) of t chunk by chunk: value(engine) gives the next
+// value of a chunk, store(element offset, value) writes it.
+template <class Value, class Store>
+void fill_chunked(HostTensor& t, uint64_t tensor_seed, Value value, Store store) {
+  parallel_chunks(t.numel(), [&](int64_t first, int64_t last) {
+    SplitMix64 seeder{tensor_seed ^ static_cast<uint64_t>(first / kParallelChunk)};
+    SplitMix64 engine{seeder()};
+    auto next = value;  // distributions keep state: one copy per chunk
+    OffsetWalker w(t, first);
+    for (int64_t i = first; i < last; ++i, w.next()) store(w.offset(), next(engine));
+  }, t.elements_disjoint());
 }
 
 Status fill_input(HostTensor& t, const Param& p, const ExprContext& ctx, std::mt19937_64& rng, const std::string& where) {
@@ -104,23 +125,38 @@ Status fill_input(HostTensor& t, const Param& p, const ExprContext& ctx, std::mt
     if (!v) return make_error("case.dist", where + ": " + v.error().message);
     return v;
   };
-  bool complex = is_complex(t.dtype());
+  const uint64_t tensor_seed = rng();
+  const bool complex = is_complex(t.dtype());
+  auto store_real = [&t](int64_t e, double v) { t.set_at(e, v); };
+  auto store_int = [&t](int64_t e, int64_t v) { t.set_int_at(e, v); };
+  auto store_complex = [&t](int64_t e, std::complex<double> v) {
+    // set_at writes the real part and zeroes the imaginary one; then the imaginary part.
+    t.set_at(e, v.real());
+    auto* base = t.data();
+    if (t.dtype() == DType::C64) {
+      float im = static_cast<float>(v.imag());
+      std::memcpy(base + (2 * e + 1) * sizeof(float), &im, sizeof im);
+    } else {
+      double im = v.imag();
+      std::memcpy(base + (2 * e + 1) * sizeof(double), &im, sizeof im);
+    }
+  };
   if (d.kind == "normal") {
-    std::normal_distribution<double> dist(d.mean, d.stddev);
-    for (int64_t i = 0; i < n; ++i) {
-      if (complex) t.set_complex(i, {dist(rng), dist(rng)});
-      else if (is_integral(t.dtype())) t.set_int(i, std::llround(dist(rng)));
-      else t.set(i, dist(rng));
+    auto normal = [mean = d.mean, stddev = d.stddev](SplitMix64& g) { return mean + stddev * standard_normal(g); };
+    if (complex) {
+      fill_chunked(t, tensor_seed, [normal](SplitMix64& g) { return std::complex<double>(normal(g), normal(g)); }, store_complex);
+    } else if (is_integral(t.dtype())) {
+      fill_chunked(t, tensor_seed, [normal](SplitMix64& g) { return std::llround(normal(g)); }, store_int);
+    } else {
+      fill_chunked(t, tensor_seed, normal, store_real);
     }
   } else if (d.kind == "uniform") {
     auto lo = bound(d.low), hi = bound(d.high);
     if (!lo) return lo.error();
     if (!hi) return hi.error();
     std::uniform_real_distribution<double> dist(*lo, *hi);
-    for (int64_t i = 0; i < n; ++i) {
-      if (complex) t.set_complex(i, {dist(rng), dist(rng)});
-      else t.set(i, dist(rng));
-    }
+    if (complex) fill_chunked(t, tensor_seed, [dist](SplitMix64& g) mutable { return std::complex<double>(dist(g), dist(g)); }, store_complex);
+    else fill_chunked(t, tensor_seed, [dist](SplitMix64& g) mutable { return dist(g); }, store_real);
   } else if (d.kind == "randint") {
     auto lo = bound(d.low), hi = bound(d.high);
     if (!lo) return lo.error();
@@ -128,17 +164,17 @@ Status fill_input(HostTensor& t, const Param& p, const ExprContext& ctx, std::mt
     int64_t l = static_cast<int64_t>(*lo), h = static_cast<int64_t>(*hi);
     if (h <= l && n > 0) return make_error("case.dist", where + ": randint range [" + std::to_string(l) + ", " + std::to_string(h) + ") is empty");
     std::uniform_int_distribution<int64_t> dist(l, std::max(l, h - 1));
-    for (int64_t i = 0; i < n; ++i) t.set_int(i, dist(rng));
+    fill_chunked(t, tensor_seed, [dist](SplitMix64& g) mutable { return dist(g); }, store_int);
   } else if (d.kind == "bernoulli") {
-    std::bernoulli_distribution dist(0.5);
-    for (int64_t i = 0; i < n; ++i) t.set_int(i, dist(rng) ? 1 : 0);
+    fill_chunked(t, tensor_seed, [](SplitMix64& g) { return static_cast<int64_t>(g() >> 63); }, store_int);
   } else if (d.kind == "arange") {
-    for (int64_t i = 0; i < n; ++i) t.set_int(i, i);
+    OffsetWalker w(t, 0);
+    for (int64_t i = 0; i < n; ++i, w.next()) t.set_int_at(w.offset(), i);
   } else if (d.kind == "permutation") {
     std::vector<int64_t> perm(static_cast<size_t>(n));
     std::iota(perm.begin(), perm.end(), 0);
     std::shuffle(perm.begin(), perm.end(), rng);
-    for (int64_t i = 0; i < n; ++i) t.set_int(i, perm[static_cast<size_t>(i)]);
+    from_ints(t, perm);
   }
   if (d.special_fraction > 0 && is_floating(t.dtype()) && n > 0) {
     std::uniform_int_distribution<int64_t> pick(0, n - 1);
@@ -182,42 +218,78 @@ void record_mismatch(CaseCheck& c, const std::string& output, const HostTensor& 
   }
 }
 
+// What one chunk of an elementwise comparison found.
+struct ChunkCheck {
+  int64_t checked = 0, mismatches = 0;
+  double max_abs_error = 0, max_rel_error = 0;
+  int64_t first_bad = -1;  // logical index
+  std::string status;      // of the first bad element
+};
+
 void check_elementwise(const CaseInstance& inst, const std::string& name, const HostTensor& expected,
                        const HostTensor& got, double atol, CaseCheck& c) {
   const Task& task = *inst.task;
   DType dt = got.dtype();
   double rtol = default_rtol(dt);
   if (auto it = task.tolerance.rtol.find(dt); it != task.tolerance.rtol.end()) rtol = it->second;
-  bool exact = is_integral(dt);
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    ++c.checked;
-    if (exact) {
-      if (expected.get_int(i) != got.get_int(i)) {
-        if (c.mismatches == 0) c.status = "mismatch";
-        record_mismatch(c, name, expected, got, i);
-        c.max_abs_error = std::max(c.max_abs_error, std::fabs(static_cast<double>(expected.get_int(i) - got.get_int(i))));
+  const bool exact = is_integral(dt), complex = is_complex(dt);
+  const int64_t n = got.numel();
+  std::vector<ChunkCheck> chunks(static_cast<size_t>((n + kParallelChunk - 1) / kParallelChunk));
+  parallel_chunks(n, [&](int64_t first, int64_t last) {
+    ChunkCheck& k = chunks[static_cast<size_t>(first / kParallelChunk)];
+    auto bad_at = [&k](int64_t i, const char* status) {
+      if (k.mismatches++ == 0) {
+        k.first_bad = i;
+        k.status = status;
       }
-      continue;
-    }
-    std::complex<double> e = expected.get_complex(i), g = got.get_complex(i);
-    for (int part = 0; part < (is_complex(dt) ? 2 : 1); ++part) {
-      double ev = part ? e.imag() : e.real(), gv = part ? g.imag() : g.real();
-      bool bad;
-      if (std::isnan(ev) || std::isnan(gv) || std::isinf(ev) || std::isinf(gv)) {
-        bad = !same_value(ev, gv);
-        if (bad && c.mismatches == 0) c.status = "nan-inf-mismatch";
-      } else {
+    };
+    OffsetWalker we(expected, first), wg(got, first);
+    for (int64_t i = first; i < last; ++i, we.next(), wg.next()) {
+      ++k.checked;
+      if (exact) {
+        int64_t ev = expected.get_int_at(we.offset()), gv = got.get_int_at(wg.offset());
+        if (ev != gv) {
+          bad_at(i, "mismatch");
+          k.max_abs_error = std::max(k.max_abs_error, std::fabs(static_cast<double>(ev - gv)));
+        }
+        continue;
+      }
+      for (int part = 0; part < (complex ? 2 : 1); ++part) {
+        double ev, gv;
+        if (!complex) {
+          ev = expected.get_at(we.offset());
+          gv = got.get_at(wg.offset());
+        } else {
+          std::complex<double> e = expected.get_complex(i), g = got.get_complex(i);
+          ev = part ? e.imag() : e.real();
+          gv = part ? g.imag() : g.real();
+        }
+        if (std::isnan(ev) || std::isnan(gv) || std::isinf(ev) || std::isinf(gv)) {
+          if (!same_value(ev, gv)) {
+            bad_at(i, "nan-inf-mismatch");
+            break;
+          }
+          continue;
+        }
         double abs_err = std::fabs(gv - ev);
-        c.max_abs_error = std::max(c.max_abs_error, abs_err);
-        if (ev != 0) c.max_rel_error = std::max(c.max_rel_error, abs_err / std::fabs(ev));
-        bad = abs_err > atol + rtol * std::fabs(ev);
-        if (bad && c.mismatches == 0) c.status = "mismatch";
-      }
-      if (bad) {
-        record_mismatch(c, name, expected, got, i);
-        break;
+        k.max_abs_error = std::max(k.max_abs_error, abs_err);
+        if (ev != 0) k.max_rel_error = std::max(k.max_rel_error, abs_err / std::fabs(ev));
+        if (abs_err > atol + rtol * std::fabs(ev)) {
+          bad_at(i, "mismatch");
+          break;
+        }
       }
     }
+  });
+  // Merged in index order: the first bad element is reported, as a serial scan would.
+  for (const ChunkCheck& k : chunks) {
+    c.checked += k.checked;
+    c.max_abs_error = std::max(c.max_abs_error, k.max_abs_error);
+    c.max_rel_error = std::max(c.max_rel_error, k.max_rel_error);
+    if (k.mismatches == 0) continue;
+    if (c.mismatches == 0) c.status = k.status;
+    record_mismatch(c, name, expected, got, k.first_bad);
+    c.mismatches += k.mismatches - 1;
   }
 }
 
@@ -227,11 +299,12 @@ void check_sort(const CaseInstance& inst, const std::map<std::string, HostTensor
   const HostTensor& ev = expected.at(task.sort_values_output);
   const HostTensor& gv = got.at(task.sort_values_output);
   const HostTensor& gi = got.at(task.sort_indices_output);
-  // The sorted input: the first input tensor.
+  // The sorted input: the first input tensor, as sent (a kernel that changed
+  // it fails the input-mutation check).
   const HostTensor* input = nullptr;
   for (const auto& p : task.params)
     if (p.kind == ParamKind::Tensor && p.role == TensorRole::Input) {
-      input = &got.at(p.name);
+      input = &inst.tensors.at(p.name);
       break;
     }
   for (int64_t i = 0; i < gv.numel(); ++i) {
@@ -290,9 +363,10 @@ void check_statistical(const CaseInstance& inst, const std::map<std::string, Hos
     const HostTensor& out = got.at(p.name);
     int64_t n = out.numel();
     double sum = 0;
-    for (int64_t i = 0; i < n; ++i) {
+    OffsetWalker w(out, 0);
+    for (int64_t i = 0; i < n; ++i, w.next()) {
       ++c.checked;
-      double v = out.get(i);
+      double v = out.get_at(w.offset());
       bool in_support = st.support.empty() ? std::isfinite(v)
                                            : std::any_of(st.support.begin(), st.support.end(), [v](double s) { return s == v; });
       if (!in_support) {
@@ -403,14 +477,28 @@ Result<CaseInstance> instantiate_case(const Task& task, const Case& c, DType dty
 Result<std::map<std::string, HostTensor>> run_reference(const CaseInstance& instance) {
   const ReferenceFn* fn = find_reference(instance.task->id);
   if (!fn) return make_error("reference.missing", "no C++ reference registered for " + instance.task->id);
-  CaseInstance copy = instance;
-  RefArgs args = copy.ref_args();
+  // Outputs and in-place tensors are copies the reference writes; inputs are
+  // read where they are (large performance cases are hundreds of MB), which
+  // is why references must never write an input.
+  std::map<std::string, HostTensor> written;
+  RefArgs args;
+  args.dtype = instance.dtype;
+  args.scalars = instance.scalars;
+  for (const auto& p : instance.task->params) {
+    if (p.kind != ParamKind::Tensor) continue;
+    const HostTensor& t = instance.tensors.at(p.name);
+    if (p.role == TensorRole::Input) {
+      args.tensors[p.name] = const_cast<HostTensor*>(&t);
+    } else {
+      args.tensors[p.name] = &written.emplace(p.name, t).first->second;
+    }
+  }
   try {
     (*fn)(args);
   } catch (const std::exception& e) {
     return make_error("reference.failed", "reference of " + instance.task->id + " failed on case " + instance.label() + ": " + e.what());
   }
-  return std::move(copy.tensors);
+  return written;
 }
 
 Result<double> evaluate_case_expression(const CaseInstance& instance, const std::string& expression) {

@@ -27,16 +27,6 @@ std::optional<DType> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-int32_t dtype_size(DType t) {
-  switch (t) {
-    case DType::Bool: case DType::I8: return 1;
-    case DType::F16: case DType::BF16: return 2;
-    case DType::I32: case DType::F32: return 4;
-    case DType::I64: case DType::F64: case DType::C64: return 8;
-    case DType::C128: return 16;
-  }
-  return 0;
-}
 
 bool is_floating(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64; }
 bool is_complex(DType t) { return t == DType::C64 || t == DType::C128; }

@@ -140,7 +140,8 @@ class RunnerSession {
   Result<wire::JobResult> run(const wire::Job& job, double timeout, size_t result_limit, double* wall_seconds) {
     auto start = Clock::now();
     auto deadline = deadline_after(timeout);
-    auto sent = child_->send(wire::MessageType::Job, wire::encode_job(job), deadline);
+    const wire::EncodedJob encoded = wire::encode_job_pieces(job);
+    auto sent = child_->send(wire::MessageType::Job, encoded.pieces, deadline);
     if (!sent) return sent.error();
     auto reply = child_->receive(deadline, result_limit + (1 << 20));
     if (wall_seconds) *wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -154,7 +155,7 @@ class RunnerSession {
   ExitStatus finish(double timeout) {
     if (!child_) return {};
     if (!child_->exit_status()) {
-      child_->send(wire::MessageType::Bye, {}, deadline_after(1));
+      child_->send(wire::MessageType::Bye, std::vector<std::byte>{}, deadline_after(1));
       child_->close_input();
     }
     return child_->wait(deadline_after(timeout));
@@ -175,45 +176,6 @@ class RunnerSession {
   std::unique_ptr<ChildProcess> child_;
 };
 
-wire::Job make_job(const Task& task, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison) {
-  wire::Job job;
-  job.mode = mode;
-  job.poison = poison;
-  const CaseInstance& first = *sets.front();
-  for (const auto& p : task.params) {
-    wire::ParamDesc d;
-    if (p.kind == ParamKind::Tensor) {
-      const HostTensor& t = first.tensors.at(p.name);
-      d.is_tensor = true;
-      d.tensor.dtype = static_cast<int32_t>(t.dtype());
-      d.tensor.rank = t.rank();
-      for (int i = 0; i < t.rank(); ++i) {
-        d.tensor.sizes[i] = t.sizes()[i];
-        d.tensor.strides[i] = t.strides()[i];
-      }
-      d.tensor.storage_elements = t.storage_elements();
-      d.tensor.offset = t.offset();
-      d.tensor.role = static_cast<uint8_t>(p.role == TensorRole::Input ? wire::Role::Input
-                                           : p.role == TensorRole::Output ? wire::Role::Output
-                                                                          : wire::Role::InOut);
-    } else {
-      double v = first.scalars.at(p.name);
-      if (p.scalar_type == ScalarType::Float64) d.scalar.f = v;
-      else d.scalar.i = static_cast<int64_t>(std::llround(v));
-    }
-    job.params.push_back(d);
-  }
-  for (const CaseInstance* inst : sets) {
-    std::vector<std::vector<std::byte>> set;
-    for (const auto& p : task.params) {
-      if (p.kind == ParamKind::Tensor && p.role != TensorRole::Output) set.push_back(inst->tensors.at(p.name).storage());
-      else set.emplace_back();
-    }
-    job.sets.push_back(std::move(set));
-  }
-  return job;
-}
-
 size_t result_limit_for(const wire::Job& job) {
   size_t per_set = 0;
   for (const auto& p : job.params)
@@ -221,16 +183,20 @@ size_t result_limit_for(const wire::Job& job) {
   return per_set * std::max<size_t>(job.sets.size(), 1) + 64 * 1024 * 1024;
 }
 
-// Rebuilds the kernel's view of every tensor from a result set.
+// Rebuilds the kernel's view of every output (and in-place) tensor from a
+// result set. Inputs are not included: checks read them from the instance.
 std::map<std::string, HostTensor> tensors_after(const Task& task, const CaseInstance& inst, const wire::JobResult& r,
                                                 size_t set) {
-  std::map<std::string, HostTensor> got = inst.tensors;
+  std::map<std::string, HostTensor> got;
   for (size_t i = 0; i < task.params.size(); ++i) {
     const auto& p = task.params[i];
     if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
-    auto& bytes = r.outputs[set][i];
-    auto& t = got.at(p.name);
-    if (bytes.size() == t.storage().size()) t.storage() = bytes;
+    const HostTensor& sent = inst.tensors.at(p.name);
+    HostTensor& t = got.emplace(p.name, HostTensor(sent.dtype(), sent.sizes(), sent.strides(), 0, sent.offset())).first->second;
+    const auto& bytes = r.outputs[set][i];
+    // A result of the wrong size keeps the sent bytes (and fails the check).
+    if (bytes.size() == sent.storage().size()) t.storage() = bytes;
+    else t.storage() = sent.storage();
   }
   return got;
 }
@@ -238,8 +204,9 @@ std::map<std::string, HostTensor> tensors_after(const Task& task, const CaseInst
 bool view_all_poison(const HostTensor& t, uint8_t poison) {
   if (t.numel() == 0) return false;
   int32_t size = dtype_size(t.dtype());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const std::byte* e = t.data() + t.offset_of_linear(i) * size;
+  OffsetWalker w(t, 0);
+  for (int64_t i = 0; i < t.numel(); ++i, w.next()) {
+    const std::byte* e = t.data() + w.offset() * size;
     for (int32_t b = 0; b < size; ++b)
       if (static_cast<uint8_t>(e[b]) != poison) return false;
   }
@@ -252,7 +219,8 @@ int64_t gap_writes(const HostTensor& t, uint8_t poison) {
   if (n == t.numel()) return 0;
   int32_t size = dtype_size(t.dtype());
   std::vector<char> in_view(static_cast<size_t>(n), 0);
-  for (int64_t i = 0; i < t.numel(); ++i) in_view[static_cast<size_t>(t.offset() + t.offset_of_linear(i))] = 1;
+  OffsetWalker w(t, 0);
+  for (int64_t i = 0; i < t.numel(); ++i, w.next()) in_view[static_cast<size_t>(t.offset() + w.offset())] = 1;
   int64_t written = 0;
   const std::byte* base = t.storage().data();
   for (int64_t e = 0; e < n; ++e) {
@@ -322,6 +290,46 @@ bool case_selected(const EvalOptions& options, const Case& c) {
 }
 
 }  // namespace
+
+wire::Job make_job(const Task& task, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison) {
+  wire::Job job;
+  job.mode = mode;
+  job.poison = poison;
+  const CaseInstance& first = *sets.front();
+  for (const auto& p : task.params) {
+    wire::ParamDesc d;
+    if (p.kind == ParamKind::Tensor) {
+      const HostTensor& t = first.tensors.at(p.name);
+      d.is_tensor = true;
+      d.tensor.dtype = static_cast<int32_t>(t.dtype());
+      d.tensor.rank = t.rank();
+      for (int i = 0; i < t.rank(); ++i) {
+        d.tensor.sizes[i] = t.sizes()[i];
+        d.tensor.strides[i] = t.strides()[i];
+      }
+      d.tensor.storage_elements = t.storage_elements();
+      d.tensor.offset = t.offset();
+      d.tensor.role = static_cast<uint8_t>(p.role == TensorRole::Input ? wire::Role::Input
+                                           : p.role == TensorRole::Output ? wire::Role::Output
+                                                                          : wire::Role::InOut);
+    } else {
+      double v = first.scalars.at(p.name);
+      if (p.scalar_type == ScalarType::Float64) d.scalar.f = v;
+      else d.scalar.i = static_cast<int64_t>(std::llround(v));
+    }
+    job.params.push_back(d);
+  }
+  for (const CaseInstance* inst : sets) {
+    std::vector<std::span<const std::byte>> set;
+    for (const auto& p : task.params) {
+      if (p.kind == ParamKind::Tensor && p.role != TensorRole::Output) set.emplace_back(inst->tensors.at(p.name).storage());
+      else set.emplace_back();
+    }
+    job.sets.push_back(std::move(set));
+  }
+  return job;
+}
+
 
 void set_default_eval_hooks(EvalHooks hooks) { hooks_storage() = std::move(hooks); }
 const EvalHooks& default_eval_hooks() { return hooks_storage(); }
@@ -583,14 +591,16 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
             runner_failed(v, runner, again.error(), label + " (repeat)", nullptr);
             return finish(v);
           }
+          auto first_outputs = tensors_after(task, *inst, *result, 0), second_outputs = tensors_after(task, *inst, *again, 0);
           for (size_t i = 0; i < task.params.size(); ++i) {
             const auto& p = task.params[i];
             if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
-            auto a = tensors_after(task, *inst, *result, 0).at(p.name), b = tensors_after(task, *inst, *again, 0).at(p.name);
+            const HostTensor &a = first_outputs.at(p.name), &b = second_outputs.at(p.name);
             bool same = true;
             int32_t size = dtype_size(a.dtype());
-            for (int64_t k = 0; k < a.numel() && same; ++k)
-              same = std::memcmp(a.data() + a.offset_of_linear(k) * size, b.data() + b.offset_of_linear(k) * size, size) == 0;
+            OffsetWalker w(a, 0);
+            for (int64_t k = 0; k < a.numel() && same; ++k, w.next())
+              same = std::memcmp(a.data() + w.offset() * size, b.data() + w.offset() * size, size) == 0;
             if (!same) add_finding(v, "nondeterministic", "L2", "reject", "output '" + p.name + "' differs between two calls with identical inputs", label);
           }
         }
@@ -610,11 +620,13 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
               return finish(v);
             }
             int64_t total = 0, differing = 0;
+            auto first_outputs = tensors_after(task, *inst, *result, 0), reseeded_outputs = tensors_after(task, reseeded, *other, 0);
             for (size_t i = 0; i < task.params.size(); ++i) {
               const auto& p = task.params[i];
               if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
-              auto a = tensors_after(task, *inst, *result, 0).at(p.name), b = tensors_after(task, reseeded, *other, 0).at(p.name);
-              for (int64_t k = 0; k < a.numel(); ++k, ++total) differing += a.get(k) != b.get(k);
+              const HostTensor &a = first_outputs.at(p.name), &b = reseeded_outputs.at(p.name);
+              OffsetWalker w(a, 0);
+              for (int64_t k = 0; k < a.numel(); ++k, ++total, w.next()) differing += a.get_at(w.offset()) != b.get_at(w.offset());
             }
             if (total >= 64 && differing == 0)
               add_finding(v, "ignores-random-seed", "L2", "reject", "a different seed gave bitwise the same random output", label);

@@ -1,11 +1,19 @@
 #include "kgb/tensor.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
 
 namespace kgb {
+
+using tensor_detail::load;
+using tensor_detail::store;
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t storage_elements,
                        int64_t offset)
@@ -54,6 +62,19 @@ bool HostTensor::is_contiguous() const {
   return true;
 }
 
+bool HostTensor::elements_disjoint() const {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size) of dimensions with more than one element
+  for (size_t i = 0; i < sizes_.size(); ++i)
+    if (sizes_[i] > 1) dims.emplace_back(std::abs(strides_[i]), sizes_[i]);
+  std::sort(dims.begin(), dims.end());
+  int64_t extent = 1;  // storage span covered by the dimensions so far
+  for (auto [stride, size] : dims) {
+    if (stride < extent) return false;
+    extent = stride * (size - 1) + extent;
+  }
+  return true;
+}
+
 int64_t HostTensor::offset_of_linear(int64_t linear) const {
   int64_t off = 0;
   for (size_t i = sizes_.size(); i-- > 0;) {
@@ -79,80 +100,10 @@ std::vector<int64_t> HostTensor::unravel(int64_t linear) const {
   return index;
 }
 
-namespace {
-
-template <typename T>
-T load(const std::byte* base, int64_t element) {
-  T v;
-  std::memcpy(&v, base + element * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return v;
-}
-
-template <typename T>
-void store(std::byte* base, int64_t element, T v) {
-  std::memcpy(base + element * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
-}
-
-}  // namespace
-
-double HostTensor::get(int64_t linear) const {
-  const std::byte* p = data();
-  int64_t e = offset_of_linear(linear);
-  switch (dtype_) {
-    case DType::Bool: return load<uint8_t>(p, e) != 0 ? 1.0 : 0.0;
-    case DType::I8: return load<int8_t>(p, e);
-    case DType::I32: return load<int32_t>(p, e);
-    case DType::I64: return static_cast<double>(load<int64_t>(p, e));
-    case DType::F16: return half_to_float(load<uint16_t>(p, e));
-    case DType::BF16: return bfloat16_to_float(load<uint16_t>(p, e));
-    case DType::F32: return load<float>(p, e);
-    case DType::F64: return load<double>(p, e);
-    case DType::C64: return load<float>(p, 2 * e);
-    case DType::C128: return load<double>(p, 2 * e);
-  }
-  return 0;
-}
-
-void HostTensor::set(int64_t linear, double v) {
-  std::byte* p = data();
-  int64_t e = offset_of_linear(linear);
-  switch (dtype_) {
-    case DType::Bool: store<uint8_t>(p, e, v != 0 ? 1 : 0); break;
-    case DType::I8: store<int8_t>(p, e, static_cast<int8_t>(std::llround(v))); break;
-    case DType::I32: store<int32_t>(p, e, static_cast<int32_t>(std::llround(v))); break;
-    case DType::I64: store<int64_t>(p, e, static_cast<int64_t>(std::llround(v))); break;
-    case DType::F16: store<uint16_t>(p, e, float_to_half(static_cast<float>(v))); break;
-    case DType::BF16: store<uint16_t>(p, e, float_to_bfloat16(static_cast<float>(v))); break;
-    case DType::F32: store<float>(p, e, static_cast<float>(v)); break;
-    case DType::F64: store<double>(p, e, v); break;
-    case DType::C64: store<float>(p, 2 * e, static_cast<float>(v)); store<float>(p, 2 * e + 1, 0.0f); break;
-    case DType::C128: store<double>(p, 2 * e, v); store<double>(p, 2 * e + 1, 0.0); break;
-  }
-}
-
-int64_t HostTensor::get_int(int64_t linear) const {
-  const std::byte* p = data();
-  int64_t e = offset_of_linear(linear);
-  switch (dtype_) {
-    case DType::Bool: return load<uint8_t>(p, e) != 0;
-    case DType::I8: return load<int8_t>(p, e);
-    case DType::I32: return load<int32_t>(p, e);
-    case DType::I64: return load<int64_t>(p, e);
-    default: return static_cast<int64_t>(get(linear));
-  }
-}
-
-void HostTensor::set_int(int64_t linear, int64_t v) {
-  std::byte* p = data();
-  int64_t e = offset_of_linear(linear);
-  switch (dtype_) {
-    case DType::Bool: store<uint8_t>(p, e, v != 0 ? 1 : 0); break;
-    case DType::I8: store<int8_t>(p, e, static_cast<int8_t>(v)); break;
-    case DType::I32: store<int32_t>(p, e, static_cast<int32_t>(v)); break;
-    case DType::I64: store<int64_t>(p, e, v); break;
-    default: set(linear, static_cast<double>(v));
-  }
-}
+double HostTensor::get(int64_t linear) const { return get_at(offset_of_linear(linear)); }
+void HostTensor::set(int64_t linear, double v) { set_at(offset_of_linear(linear), v); }
+int64_t HostTensor::get_int(int64_t linear) const { return get_int_at(offset_of_linear(linear)); }
+void HostTensor::set_int(int64_t linear, int64_t v) { set_int_at(offset_of_linear(linear), v); }
 
 std::complex<double> HostTensor::get_complex(int64_t linear) const {
   const std::byte* p = data();
@@ -188,26 +139,75 @@ kgb_tensor HostTensor::view() {
   return t;
 }
 
+OffsetWalker::OffsetWalker(const HostTensor& t, int64_t linear) : rank_(t.rank()) {
+  for (int d = rank_; d-- > 0;) {
+    sizes_[d] = t.sizes()[d];
+    strides_[d] = t.strides()[d];
+    index_[d] = sizes_[d] > 0 ? linear % sizes_[d] : 0;
+    if (sizes_[d] > 0) linear /= sizes_[d];
+    offset_ += index_[d] * strides_[d];
+  }
+}
+
+void parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t)>& fn, bool parallel) {
+  const int64_t chunks = (n + kParallelChunk - 1) / kParallelChunk;
+  const int64_t workers = parallel ? std::min<int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency())) : 1;
+  std::atomic<int64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (int64_t c; (c = next.fetch_add(1)) < chunks;) {
+      try {
+        fn(c * kParallelChunk, std::min(n, (c + 1) * kParallelChunk));
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (int64_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (auto& th : pool) th.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
 std::vector<double> to_doubles(const HostTensor& t) {
   std::vector<double> out(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) out[i] = t.get(i);
+  parallel_chunks(t.numel(), [&](int64_t first, int64_t last) {
+    OffsetWalker w(t, first);
+    for (int64_t i = first; i < last; ++i, w.next()) out[static_cast<size_t>(i)] = t.get_at(w.offset());
+  });
   return out;
 }
 
 void from_doubles(HostTensor& t, std::span<const double> values) {
   if (static_cast<int64_t>(values.size()) != t.numel()) throw std::logic_error("from_doubles: element count differs");
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, values[i]);
+  parallel_chunks(t.numel(), [&](int64_t first, int64_t last) {
+    OffsetWalker w(t, first);
+    for (int64_t i = first; i < last; ++i, w.next()) t.set_at(w.offset(), values[static_cast<size_t>(i)]);
+  }, t.elements_disjoint());
 }
 
 std::vector<int64_t> to_ints(const HostTensor& t) {
   std::vector<int64_t> out(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) out[i] = t.get_int(i);
+  parallel_chunks(t.numel(), [&](int64_t first, int64_t last) {
+    OffsetWalker w(t, first);
+    for (int64_t i = first; i < last; ++i, w.next()) out[static_cast<size_t>(i)] = t.get_int_at(w.offset());
+  });
   return out;
 }
 
 void from_ints(HostTensor& t, std::span<const int64_t> values) {
   if (static_cast<int64_t>(values.size()) != t.numel()) throw std::logic_error("from_ints: element count differs");
-  for (int64_t i = 0; i < t.numel(); ++i) t.set_int(i, values[i]);
+  parallel_chunks(t.numel(), [&](int64_t first, int64_t last) {
+    OffsetWalker w(t, first);
+    for (int64_t i = first; i < last; ++i, w.next()) t.set_int_at(w.offset(), values[static_cast<size_t>(i)]);
+  }, t.elements_disjoint());
 }
 
 std::vector<std::complex<double>> to_complex(const HostTensor& t) {

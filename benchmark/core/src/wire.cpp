@@ -52,6 +52,12 @@ bool Reader::take(void* out, size_t n) {
   return true;
 }
 
+bool Reader::skip(size_t n) {
+  if (size_ - pos_ < n) return false;
+  pos_ += n;
+  return true;
+}
+
 bool Reader::get_string(std::string& s, size_t limit) {
   uint64_t n = 0;
   if (!get(n) || n > limit || n > size_ - pos_) return false;
@@ -97,7 +103,14 @@ bool decode_ready(const std::vector<std::byte>& payload, Ready& ready) {
   return ok;
 }
 
-std::vector<std::byte> encode_job(const Job& job) {
+uint64_t EncodedJob::size() const {
+  uint64_t n = 0;
+  for (const auto& p : pieces) n += p.size();
+  return n;
+}
+
+EncodedJob encode_job_pieces(const Job& job) {
+  EncodedJob out;
   Writer w;
   w.put(job.mode);
   w.put(job.poison);
@@ -111,9 +124,22 @@ std::vector<std::byte> encode_job(const Job& job) {
   w.put<uint32_t>(static_cast<uint32_t>(job.sets.size()));
   for (const auto& set : job.sets) {
     w.put<uint32_t>(static_cast<uint32_t>(set.size()));
-    for (const auto& bytes : set) w.put_bytes(bytes);
+    for (const auto& bytes : set) w.put<uint64_t>(bytes.size());
   }
-  return std::move(w.buffer());
+  out.metadata = std::move(w.buffer());
+  out.pieces.push_back(out.metadata);
+  for (const auto& set : job.sets)
+    for (const auto& bytes : set)
+      if (!bytes.empty()) out.pieces.push_back(bytes);
+  return out;
+}
+
+std::vector<std::byte> encode_job(const Job& job) {
+  EncodedJob e = encode_job_pieces(job);
+  std::vector<std::byte> payload;
+  payload.reserve(e.size());
+  for (const auto& piece : e.pieces) payload.insert(payload.end(), piece.begin(), piece.end());
+  return payload;
 }
 
 bool decode_job(const std::vector<std::byte>& payload, Job& job) {
@@ -130,19 +156,27 @@ bool decode_job(const std::vector<std::byte>& payload, Job& job) {
   }
   uint32_t sets = 0;
   if (!r.get(sets) || sets > 64) return false;
-  job.sets.resize(sets);
-  for (auto& set : job.sets) {
+  std::vector<std::vector<uint64_t>> lengths(sets);
+  for (auto& set : lengths) {
     uint32_t m = 0;
     if (!r.get(m) || m != n) return false;
     set.resize(m);
-    for (auto& bytes : set)
-      if (!r.get_bytes(bytes, payload.size())) return false;
+    for (auto& length : set)
+      if (!r.get(length) || length > payload.size()) return false;
   }
+  job.sets.assign(sets, {});
+  for (uint32_t s = 0; s < sets; ++s)
+    for (uint64_t length : lengths[s]) {
+      const std::byte* at = r.current();
+      if (!r.skip(length)) return false;
+      job.sets[s].emplace_back(at, length);
+    }
   return r.done();
 }
 
-std::vector<std::byte> encode_result(const JobResult& res) {
-  Writer w;
+namespace {
+
+void put_result_head(Writer& w, const JobResult& res) {
   w.put(res.status);
   w.put_string(res.error);
   w.put(res.child_seconds);
@@ -153,14 +187,42 @@ std::vector<std::byte> encode_result(const JobResult& res) {
   w.put(res.launches);
   w.put(res.library_launches);
   w.put<uint32_t>(static_cast<uint32_t>(res.hashes.size()));
+}
+
+}  // namespace
+
+std::vector<std::span<const std::byte>> encode_result_pieces(const JobResult& res, std::vector<std::vector<std::byte>>& scratch) {
+  // Small fields are written into scratch buffers; each output array is
+  // borrowed from `res` between them, in the layout of encode_result.
+  std::vector<std::span<const std::byte>> pieces;
+  scratch.clear();
+  Writer w;
+  put_result_head(w, res);
+  auto flush = [&] {
+    scratch.push_back(std::move(w.buffer()));
+    w.buffer().clear();
+    pieces.push_back(scratch.back());
+  };
   for (size_t s = 0; s < res.hashes.size(); ++s) {
     w.put<uint32_t>(static_cast<uint32_t>(res.hashes[s].size()));
     for (size_t p = 0; p < res.hashes[s].size(); ++p) {
       w.put(res.hashes[s][p]);
-      w.put_bytes(res.outputs[s][p]);
+      w.put<uint64_t>(res.outputs[s][p].size());
+      if (!res.outputs[s][p].empty()) {
+        flush();
+        pieces.push_back(res.outputs[s][p]);
+      }
     }
   }
-  return std::move(w.buffer());
+  flush();
+  return pieces;
+}
+
+std::vector<std::byte> encode_result(const JobResult& res) {
+  std::vector<std::vector<std::byte>> scratch;
+  std::vector<std::byte> payload;
+  for (const auto& piece : encode_result_pieces(res, scratch)) payload.insert(payload.end(), piece.begin(), piece.end());
+  return payload;
 }
 
 bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t limit) {
@@ -218,6 +280,16 @@ static bool read_all(int fd, void* data, size_t n) {
 bool write_frame(int fd, MessageType type, const std::vector<std::byte>& payload) {
   FrameHeader h{kMagic, static_cast<uint32_t>(type), payload.size()};
   return write_all(fd, &h, sizeof h) && write_all(fd, payload.data(), payload.size());
+}
+
+bool write_frame(int fd, MessageType type, std::span<const std::span<const std::byte>> pieces) {
+  uint64_t length = 0;
+  for (const auto& p : pieces) length += p.size();
+  FrameHeader h{kMagic, static_cast<uint32_t>(type), length};
+  if (!write_all(fd, &h, sizeof h)) return false;
+  for (const auto& p : pieces)
+    if (!write_all(fd, p.data(), p.size())) return false;
+  return true;
 }
 
 bool read_frame(int fd, MessageType& type, std::vector<std::byte>& payload, uint64_t max_length) {

@@ -28,40 +28,6 @@ std::string cap(const std::string& s, size_t limit = 64 * 1024) {
   return s.substr(0, limit) + "\n[... " + std::to_string(s.size() - limit) + " more bytes cut]";
 }
 
-wire::Job job_for(const Task& task, const CaseInstance& inst, uint8_t poison) {
-  wire::Job job;
-  job.mode = wire::JobMode::Check;
-  job.poison = poison;
-  std::vector<std::vector<std::byte>> set;
-  for (const auto& p : task.params) {
-    wire::ParamDesc d;
-    if (p.kind == ParamKind::Tensor) {
-      const HostTensor& t = inst.tensors.at(p.name);
-      d.is_tensor = true;
-      d.tensor.dtype = static_cast<int32_t>(t.dtype());
-      d.tensor.rank = t.rank();
-      for (int i = 0; i < t.rank(); ++i) {
-        d.tensor.sizes[i] = t.sizes()[i];
-        d.tensor.strides[i] = t.strides()[i];
-      }
-      d.tensor.storage_elements = t.storage_elements();
-      d.tensor.offset = t.offset();
-      d.tensor.role = static_cast<uint8_t>(p.role == TensorRole::Input    ? wire::Role::Input
-                                           : p.role == TensorRole::Output ? wire::Role::Output
-                                                                          : wire::Role::InOut);
-      set.push_back(p.role == TensorRole::Output ? std::vector<std::byte>{} : t.storage());
-    } else {
-      const double v = inst.scalars.at(p.name);
-      if (p.scalar_type == ScalarType::Float64) d.scalar.f = v;
-      else d.scalar.i = static_cast<int64_t>(std::llround(v));
-      set.emplace_back();
-    }
-    job.params.push_back(d);
-  }
-  job.sets.push_back(std::move(set));
-  return job;
-}
-
 void append_frame(std::vector<std::byte>& out, wire::MessageType type, const std::vector<std::byte>& payload) {
   wire::FrameHeader h{wire::kMagic, static_cast<uint32_t>(type), payload.size()};
   const auto* hp = reinterpret_cast<const std::byte*>(&h);
@@ -162,7 +128,7 @@ std::string find_program(const std::string& name) {
 std::vector<std::byte> replay_requests(const Task& task, const std::vector<CaseInstance>& instances, uint8_t poison) {
   std::vector<std::byte> out;
   append_frame(out, wire::MessageType::Hello, wire::encode_hello(task.id));
-  for (const auto& inst : instances) append_frame(out, wire::MessageType::Job, wire::encode_job(job_for(task, inst, poison)));
+  for (const auto& inst : instances) append_frame(out, wire::MessageType::Job, wire::encode_job(make_job(task, {&inst}, wire::JobMode::Check, poison)));
   append_frame(out, wire::MessageType::Bye, {});
   return out;
 }

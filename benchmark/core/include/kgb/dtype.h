@@ -18,7 +18,16 @@ inline constexpr DType kAllDTypes[] = {DType::Bool, DType::I8,  DType::I32, DTyp
 
 std::string_view dtype_name(DType t);  // "f32", "bf16", ...
 std::optional<DType> parse_dtype(std::string_view name);
-int32_t dtype_size(DType t);
+constexpr int32_t dtype_size(DType t) {
+  switch (t) {
+    case DType::Bool: case DType::I8: return 1;
+    case DType::F16: case DType::BF16: return 2;
+    case DType::I32: case DType::F32: return 4;
+    case DType::I64: case DType::F64: case DType::C64: return 8;
+    case DType::C128: return 16;
+  }
+  return 0;
+}
 bool is_floating(DType t);  // f16, bf16, f32, f64
 bool is_complex(DType t);
 bool is_integral(DType t);  // bool and integers

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "kgb/case.h"
 #include "kgb/platform.h"
 #include "kgb/task.h"
 #include "kgb/verdict.h"
+#include "kgb/wire.h"
 
 namespace kgb {
 
@@ -63,6 +65,10 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
 
 // The generated adapter from the task's entry point to the runner's uniform call.
 std::string generate_glue(const Task& task);
+
+// The runner job for input sets of one case. The storage is borrowed, not
+// copied: the instances must outlive the job.
+wire::Job make_job(const Task& task, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison);
 
 // Task validation (kgb validate): reference sanity on every case, then the
 // bundled solution evaluated like a candidate.

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ class ChildProcess {
 
   // Protocol I/O (protocol_pipes only). Errors: "child.timeout", "child.closed", "child.protocol".
   Status send(wire::MessageType type, const std::vector<std::byte>& payload, Deadline deadline);
+  // One frame whose payload is the concatenation of `pieces` (sent without joining them).
+  Status send(wire::MessageType type, std::span<const std::span<const std::byte>> pieces, Deadline deadline);
   Result<std::pair<wire::MessageType, std::vector<std::byte>>> receive(Deadline deadline, uint64_t max_length);
 
   // Waits for the exit; kills the child (and everything it started) at the deadline.

@@ -3,9 +3,12 @@
 // and their storage bytes travel to and from the child runner.
 #pragma once
 
+#include <cmath>
 #include <complex>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +36,9 @@ class HostTensor {
   int64_t offset() const { return offset_; }
   int64_t numel() const;
   bool is_contiguous() const;
+  // No two logical elements share storage (false for broadcast or other
+  // overlapping views): writes of different elements may run in parallel.
+  bool elements_disjoint() const;
 
   std::vector<std::byte>& storage() { return storage_; }
   const std::vector<std::byte>& storage() const { return storage_; }
@@ -45,6 +51,13 @@ class HostTensor {
   int64_t offset_of_linear(int64_t linear) const;
   int64_t offset_of(std::span<const int64_t> index) const;
   std::vector<int64_t> unravel(int64_t linear) const;  // linear -> multi-index
+
+  // Element access by element offset relative to data() (what offset_of*
+  // and OffsetWalker give): the fast path for loops over large tensors.
+  double get_at(int64_t element) const;
+  void set_at(int64_t element, double value);
+  int64_t get_int_at(int64_t element) const;
+  void set_int_at(int64_t element, int64_t value);
 
   // Element access by logical row-major index, converting through double,
   // int64 or complex<double>. Stores round to the tensor's dtype.
@@ -64,6 +77,106 @@ class HostTensor {
   int64_t offset_ = 0;
   std::vector<std::byte> storage_;
 };
+
+namespace tensor_detail {
+
+template <typename T>
+T load(const std::byte* base, int64_t element) {
+  T v;
+  std::memcpy(&v, base + element * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
+template <typename T>
+void store(std::byte* base, int64_t element, T v) {
+  std::memcpy(base + element * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
+}
+
+}  // namespace tensor_detail
+
+inline double HostTensor::get_at(int64_t e) const {
+  const std::byte* p = data();
+  switch (dtype_) {
+    case DType::Bool: return tensor_detail::load<uint8_t>(p, e) != 0 ? 1.0 : 0.0;
+    case DType::I8: return tensor_detail::load<int8_t>(p, e);
+    case DType::I32: return tensor_detail::load<int32_t>(p, e);
+    case DType::I64: return static_cast<double>(tensor_detail::load<int64_t>(p, e));
+    case DType::F16: return half_to_float(tensor_detail::load<uint16_t>(p, e));
+    case DType::BF16: return bfloat16_to_float(tensor_detail::load<uint16_t>(p, e));
+    case DType::F32: return tensor_detail::load<float>(p, e);
+    case DType::F64: return tensor_detail::load<double>(p, e);
+    case DType::C64: return tensor_detail::load<float>(p, 2 * e);
+    case DType::C128: return tensor_detail::load<double>(p, 2 * e);
+  }
+  return 0;
+}
+
+inline void HostTensor::set_at(int64_t e, double v) {
+  std::byte* p = data();
+  switch (dtype_) {
+    case DType::Bool: tensor_detail::store<uint8_t>(p, e, v != 0 ? 1 : 0); break;
+    case DType::I8: tensor_detail::store<int8_t>(p, e, static_cast<int8_t>(std::llround(v))); break;
+    case DType::I32: tensor_detail::store<int32_t>(p, e, static_cast<int32_t>(std::llround(v))); break;
+    case DType::I64: tensor_detail::store<int64_t>(p, e, static_cast<int64_t>(std::llround(v))); break;
+    case DType::F16: tensor_detail::store<uint16_t>(p, e, float_to_half(static_cast<float>(v))); break;
+    case DType::BF16: tensor_detail::store<uint16_t>(p, e, float_to_bfloat16(static_cast<float>(v))); break;
+    case DType::F32: tensor_detail::store<float>(p, e, static_cast<float>(v)); break;
+    case DType::F64: tensor_detail::store<double>(p, e, v); break;
+    case DType::C64: tensor_detail::store<float>(p, 2 * e, static_cast<float>(v)); tensor_detail::store<float>(p, 2 * e + 1, 0.0f); break;
+    case DType::C128: tensor_detail::store<double>(p, 2 * e, v); tensor_detail::store<double>(p, 2 * e + 1, 0.0); break;
+  }
+}
+
+inline int64_t HostTensor::get_int_at(int64_t e) const {
+  const std::byte* p = data();
+  switch (dtype_) {
+    case DType::Bool: return tensor_detail::load<uint8_t>(p, e) != 0;
+    case DType::I8: return tensor_detail::load<int8_t>(p, e);
+    case DType::I32: return tensor_detail::load<int32_t>(p, e);
+    case DType::I64: return tensor_detail::load<int64_t>(p, e);
+    default: return static_cast<int64_t>(get_at(e));
+  }
+}
+
+inline void HostTensor::set_int_at(int64_t e, int64_t v) {
+  std::byte* p = data();
+  switch (dtype_) {
+    case DType::Bool: tensor_detail::store<uint8_t>(p, e, v != 0 ? 1 : 0); break;
+    case DType::I8: tensor_detail::store<int8_t>(p, e, static_cast<int8_t>(v)); break;
+    case DType::I32: tensor_detail::store<int32_t>(p, e, static_cast<int32_t>(v)); break;
+    case DType::I64: tensor_detail::store<int64_t>(p, e, v); break;
+    default: set_at(e, static_cast<double>(v));
+  }
+}
+
+
+// Walks the element offsets of a view in row-major order from a starting
+// logical index, with additions only (no division per element).
+class OffsetWalker {
+ public:
+  OffsetWalker(const HostTensor& t, int64_t linear);
+  int64_t offset() const { return offset_; }
+  void next() {
+    for (int d = rank_; d-- > 0;) {
+      offset_ += strides_[d];
+      if (++index_[d] < sizes_[d]) return;
+      offset_ -= strides_[d] * sizes_[d];
+      index_[d] = 0;
+    }
+  }
+
+ private:
+  int rank_ = 0;
+  int64_t offset_ = 0;
+  int64_t index_[KGB_MAX_RANK] = {}, sizes_[KGB_MAX_RANK] = {}, strides_[KGB_MAX_RANK] = {};
+};
+
+// Runs fn(first, last) over [0, n) in fixed-size chunks on all cores. The
+// chunking does not depend on the core count, so per-chunk work seeded by
+// the chunk number gives the same result on every machine.
+inline constexpr int64_t kParallelChunk = 1 << 16;
+// With parallel == false the chunks run in order on the calling thread.
+void parallel_chunks(int64_t n, const std::function<void(int64_t first, int64_t last)>& fn, bool parallel = true);
 
 // Whole-tensor conversions in logical row-major order.
 std::vector<double> to_doubles(const HostTensor& t);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,10 @@ struct Job {
   uint8_t poison = 0xFF;  // byte written over output storage before the first call
   TimingRequest timing;
   std::vector<ParamDesc> params;
-  // sets[s][p]: storage bytes of input/inout tensor p in input set s (empty for outputs and scalars).
-  std::vector<std::vector<std::vector<std::byte>>> sets;
+  // sets[s][p]: storage bytes of input/inout tensor p in input set s (empty for
+  // outputs and scalars). Borrowed, never copied: the parent points at its host
+  // tensors, the runner at the received payload; both outlive the job.
+  std::vector<std::vector<std::span<const std::byte>>> sets;
 };
 
 struct JobResult {
@@ -114,6 +117,8 @@ class Reader {
   bool get_string(std::string& s, size_t limit = 1 << 20);
   bool get_bytes(std::vector<std::byte>& b, size_t limit);
   bool take(void* out, size_t n);
+  bool skip(size_t n);
+  const std::byte* current() const { return data_ + pos_; }
   bool done() const { return pos_ == size_; }
 
  private:
@@ -126,14 +131,27 @@ std::vector<std::byte> encode_hello(const std::string& task_id);
 bool decode_hello(const std::vector<std::byte>& payload, std::string& task_id);
 std::vector<std::byte> encode_ready(const Ready& r);
 bool decode_ready(const std::vector<std::byte>& payload, Ready& r);
-std::vector<std::byte> encode_job(const Job& job);
+// A job travels as a metadata block (modes, parameters, the length of every
+// byte array) followed by the arrays themselves, so large tensors go to the
+// pipe straight from where they live. The pieces, in order, make the payload.
+struct EncodedJob {
+  std::vector<std::byte> metadata;
+  std::vector<std::span<const std::byte>> pieces;  // metadata first, then the arrays (borrowed from the job)
+  uint64_t size() const;
+};
+EncodedJob encode_job_pieces(const Job& job);
+std::vector<std::byte> encode_job(const Job& job);  // the same payload in one buffer
+// The decoded job's sets point into `payload`, which must outlive it.
 bool decode_job(const std::vector<std::byte>& payload, Job& job);
 std::vector<std::byte> encode_result(const JobResult& r);
+// The same payload as pieces: the output arrays are borrowed from `r`.
+std::vector<std::span<const std::byte>> encode_result_pieces(const JobResult& r, std::vector<std::vector<std::byte>>& scratch);
 // `limit` caps every byte array the parent accepts (a hostile child cannot make it allocate more).
 bool decode_result(const std::vector<std::byte>& payload, JobResult& r, size_t limit);
 
 // Blocking helpers for the runner side (the parent uses its own deadline-aware I/O).
 bool write_frame(int fd, MessageType type, const std::vector<std::byte>& payload);
+bool write_frame(int fd, MessageType type, std::span<const std::span<const std::byte>> pieces);
 bool read_frame(int fd, MessageType& type, std::vector<std::byte>& payload, uint64_t max_length);
 
 }  // namespace kgb::wire
