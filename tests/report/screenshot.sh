@@ -1,0 +1,55 @@
+#!/bin/sh
+# Regenerates the screenshot of docs/reports.md: real `kgb run`s against the
+# in-process oracle over a few tasks, their HTML report, and a headless
+# Chromium screenshot of it.
+#
+#   tests/report/screenshot.sh BUILD_DIR [OUTPUT_PNG] [WORK_DIR]
+#
+# The runs: refine with injected faults (a compile error, then a wrong result)
+# on cpu-x86_64; the sample policy (4 samples, the first of each task does not
+# compile) on cpu-x86_64; and, when the aarch64 runner is built, refine with
+# faults on cpu-aarch64 under qemu (a portability comparison; emulated
+# platforms are not timed). A case filter and a short timing budget keep it to
+# minutes. WORK_DIR keeps the store and report.html (default: a temporary
+# folder).
+set -eu
+
+build=${1:?usage: tests/report/screenshot.sh BUILD_DIR [OUTPUT_PNG] [WORK_DIR]}
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+output=${2:-$source_dir/docs/report-screenshot.png}
+work=${3:-$(mktemp -d)}
+kgb=$build/agent/cli/kgb
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+[ -x "$kgb" ] || { echo "no kgb at $kgb (build the kgb target)" >&2; exit 2; }
+[ -n "$browser" ] || { echo "chromium is not installed" >&2; exit 2; }
+
+mkdir -p "$work"
+store=$work/runs.db
+rm -f "$store" "$store-wal" "$store-shm"
+tasks='vllm/*,blas/saxpy,aten/add,aten/softmax'
+# Cases with a '1' in their name: a few small correctness cases (size1,
+# rank1_*) and most performance cases of these tasks.
+cat > "$work/experiment.toml" <<'EOF'
+[evaluation]
+cases = "*1*"
+time_budget_seconds = 0.2
+EOF
+
+run() {
+  "$kgb" run --config "$work/experiment.toml" --provider oracle --tasks "$tasks" --store "$store" \
+    --seed 7 --concurrency 2 --jobs 2 --quiet "$@"
+}
+run --run-id refine-faulty --policy refine --platform cpu-x86_64 --oracle-compile-errors 1 --oracle-wrong-results 1
+run --run-id sample-4 --policy sample --param n=4 --platform cpu-x86_64 --oracle-compile-errors 1
+runs='refine-faulty sample-4'
+if [ -f "$build/backends/cross/aarch64/libkgb_runner_cpu.a" ] && command -v qemu-aarch64 >/dev/null; then
+  run --run-id refine-faulty-arm --policy refine --platform cpu-aarch64 --oracle-compile-errors 1 --oracle-wrong-results 1
+  runs="$runs refine-faulty-arm"
+fi
+
+# shellcheck disable=SC2086
+"$kgb" report $runs --store "$store" --format html --out "$work/report.html"
+"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+  --user-data-dir="$work/chromium" --window-size=1280,1700 --screenshot="$output" "file://$work/report.html" 2>/dev/null
+echo "report: $work/report.html"
+echo "screenshot: $output"
