@@ -676,16 +676,25 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     auto time_start = Clock::now();
     std::unique_ptr<RunnerSession> baseline;
     std::string baseline_kind;
+    std::string baseline_missing;  // why there is no baseline, said on every timed case
     if (options.baseline && !platform.baseline_runner.empty()) {
       auto exe = build_root() / platform.baseline_runner;
       if (std::filesystem::exists(exe)) {
         baseline = std::make_unique<RunnerSession>(platform, exe, work.path());
         auto b_ready = baseline->start(task.id, 30);
-        if (!b_ready || !b_ready->resolved) {
+        if (!b_ready) {
+          baseline_missing = "none (the baseline runner did not start: " + b_ready.error().message + ")";
+          baseline->kill_now();
+          baseline.reset();
+        } else if (!b_ready->resolved) {
+          baseline_missing = "none (no baseline implementation for this task)";
+          baseline->finish(5);
           baseline.reset();
         } else {
           baseline_kind = b_ready->implementation;
         }
+      } else {
+        baseline_missing = "none (baseline runner not built: " + platform.baseline_runner + ")";
       }
     }
     wire::TimingRequest req;
@@ -773,14 +782,31 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         if (baseline) {
           auto b = baseline->run(job, timeout, result_limit_for(job), nullptr);
           if (b && b->error.empty() && b->status == 0 && !b->times_us.empty()) {
-            ct.baseline = timing_of(b->times_us);
+            // The baseline is held to the same outputs: a speedup over a wrong
+            // result would mean nothing.
+            std::string wrong;
+            for (size_t s = 0; s < sets.size() && wrong.empty(); ++s) {
+              CaseCheck chk = check_outputs(sets[s], expected[s], tensors_after(task, sets[s], *b, s));
+              if (!chk.passed) wrong = chk.message;
+            }
             ct.baseline_kind = baseline_kind;
-            ct.speedup = ct.baseline->median_us / std::max(ct.candidate.median_us, 1e-3);
-            speedups.push_back(ct.speedup);
+            if (wrong.empty()) {
+              ct.baseline = timing_of(b->times_us);
+              ct.speedup = ct.baseline->median_us / std::max(ct.candidate.median_us, 1e-3);
+              speedups.push_back(ct.speedup);
+            } else {
+              ct.baseline_kind += " (wrong outputs, not compared: " + wrong + ")";
+            }
           } else {
             ct.baseline_kind = baseline_kind + " (failed: " + (b ? (b->error.empty() ? "returned " + std::to_string(b->status) : b->error) : b.error().message) + ")";
-            if (!b) baseline.reset();
+            if (!b) {
+              baseline->kill_now();
+              baseline.reset();
+              baseline_missing = "none (the baseline runner failed earlier: " + b.error().message + ")";
+            }
           }
+        } else if (!baseline_missing.empty()) {
+          ct.baseline_kind = baseline_missing;
         }
         v.timings.push_back(std::move(ct));
       }
