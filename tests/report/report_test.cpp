@@ -218,6 +218,18 @@ TEST_CASE("terminal table and Markdown") {
   CHECK(md.find("| metric | x86 | arm |") != std::string::npos);
   CHECK(md.find("| --- | ---: | ---: |") != std::string::npos);
   CHECK(md.find("## Definitions") != std::string::npos);
+  // Cost and time per task, by hand: saxpy on x86 took a 1000-token compile
+  // error and a 3000-token success (3/4 input); 2 s of LLM time per
+  // iteration, per evaluation lint 0.1, compile 0.5, check 0.2, other 0.05 s,
+  // and 1 s of timing in the profile evaluation.
+  const std::string saxpy_x86 =
+      "| blas/saxpy | x86 | solved 2.83x (it. 2) | 4000 | 3000 / 1000 | $0.00400 | 7.55 s | 4.00 s | 0.30 s | 1.50 s | 0.60 s | "
+      "1.00 s | 0.15 s | 2 | 2 |";
+  const std::string saxpy_arm = "| blas/saxpy | arm | solved 1.00x (it. 1) | 1000 |";
+  const size_t x86_row = md.find(saxpy_x86);
+  REQUIRE_MESSAGE(x86_row != std::string::npos, md.substr(md.find("## Cost and time per task")));
+  CHECK(md.find("\n", x86_row) + 1 == md.find(saxpy_arm));  // a task's runs next to each other
+  CHECK(table.find("== Cost and time per task ==") != std::string::npos);
   // Every table row has as many cells as its header.
   std::istringstream lines(md);
   std::string line;

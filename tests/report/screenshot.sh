@@ -5,13 +5,15 @@
 #
 #   tests/report/screenshot.sh BUILD_DIR [OUTPUT_PNG] [WORK_DIR]
 #
-# The runs: refine with injected faults (a compile error, then a wrong result)
-# on cpu-x86_64; the sample policy (4 samples, the first of each task does not
-# compile) on cpu-x86_64; and, when the aarch64 runner is built, refine with
-# faults on cpu-aarch64 under qemu (a portability comparison; emulated
+# The runs, all of the refine policy with injected faults (a compile error,
+# then a wrong result, then the bundled solution): on cpu-x86_64 without a
+# budget; on cpu-x86_64 with a budget of 20k tokens per attempt (the larger
+# tasks run out of it: a budget comparison); and, when the aarch64 runner is
+# built, on cpu-aarch64 under qemu (a portability comparison; emulated
 # platforms are not timed). A case filter and a short timing budget keep it to
-# minutes. WORK_DIR keeps the store and report.html (default: a temporary
-# folder).
+# minutes. The oracle costs nothing; a made-up price for its model gives the
+# dollar figures something to show. WORK_DIR keeps the store and report.html
+# (default: a temporary folder).
 set -eu
 
 build=${1:?usage: tests/report/screenshot.sh BUILD_DIR [OUTPUT_PNG] [WORK_DIR]}
@@ -33,18 +35,26 @@ cat > "$work/experiment.toml" <<'EOF'
 [evaluation]
 cases = "*1*"
 time_budget_seconds = 0.2
+
+[prices."oracle"]   # US dollars per million tokens (made up: the oracle is free)
+input = 1.0
+output = 4.0
 EOF
 
 run() {
   "$kgb" run --config "$work/experiment.toml" --provider oracle --tasks "$tasks" --store "$store" \
     --seed 7 --concurrency 2 --jobs 2 --quiet "$@"
 }
-run --run-id refine-faulty --policy refine --platform cpu-x86_64 --oracle-compile-errors 1 --oracle-wrong-results 1
-run --run-id sample-4 --policy sample --param n=4 --platform cpu-x86_64 --oracle-compile-errors 1
-runs='refine-faulty sample-4'
+faults='--policy refine --oracle-compile-errors 1 --oracle-wrong-results 1'
+# shellcheck disable=SC2086
+run --run-id refine --platform cpu-x86_64 $faults
+# shellcheck disable=SC2086
+run --run-id refine-20k --platform cpu-x86_64 --budget-tokens 20000 $faults
+runs='refine refine-20k'
 if [ -f "$build/backends/cross/aarch64/libkgb_runner_cpu.a" ] && command -v qemu-aarch64 >/dev/null; then
-  run --run-id refine-faulty-arm --policy refine --platform cpu-aarch64 --oracle-compile-errors 1 --oracle-wrong-results 1
-  runs="$runs refine-faulty-arm"
+  # shellcheck disable=SC2086
+  run --run-id refine-arm --platform cpu-aarch64 $faults
+  runs="$runs refine-arm"
 fi
 
 # shellcheck disable=SC2086

@@ -425,7 +425,7 @@ std::string render_html(const Report& report) {
   out << "<header><h1>KernelGenBench report</h1><p>" << report.runs.size() << " run(s): " << escape(ids) << "</p><p>Generated "
       << escape(report.generated_at) << (report.store_file.empty() ? "" : " from " + escape(report.store_file)) << "</p>"
       << "<nav><a href=\"#summary-cards\">Summary</a><a href=\"#charts\">Charts</a><a href=\"#section-summary\">Metrics</a>"
-      << "<a href=\"#section-tasks\">Tasks</a><a href=\"#drilldown\">Drill-down</a><a href=\"#definitions\">Definitions</a></nav></header>\n<main>\n";
+      << "<a href=\"#section-tasks\">Tasks</a><a href=\"#section-task-costs\">Cost per task</a><a href=\"#drilldown\">Drill-down</a><a href=\"#definitions\">Definitions</a></nav></header>\n<main>\n";
   out << cards(report);
   out << "<section id=\"charts\"><h2>Charts</h2><div class=\"charts\">\n";
   out << accuracy_chart(report) << speedup_chart(report) << budget_chart(report, BudgetKind::Tokens)

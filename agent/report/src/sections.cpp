@@ -233,6 +233,35 @@ Section tasks_section(const Report& report) {
   return s;
 }
 
+// Cost and time per task: what each task of each run spent, with the time
+// split by stage (the per-task counterpart of the summary's totals).
+Section task_costs_section(const Report& report) {
+  Section s{"task-costs", "Cost and time per task", {}, {}};
+  s.paragraphs.push_back("Every attempt of the task summed: tokens (input / output), dollars, LLM and tool time split by stage, "
+                         "iterations, and the iteration of the first success.");
+  TextTable t;
+  t.header = {"task", "run", "result", "tokens", "input / output", "dollars", "time", "LLM", "lint", "compile", "run", "profile",
+              "other", "iterations", "first success"};
+  t.numeric = {false, false, false, true, false, true, true, true, true, true, true, true, true, true, true};
+  // (run, task) index pairs: a task's rows together, its runs in report order.
+  std::vector<std::pair<size_t, size_t>> order;
+  for (size_t i = 0; i < report.runs.size(); ++i)
+    for (size_t k = 0; k < report.runs[i].tasks.size(); ++k) order.emplace_back(i, k);
+  auto task_of = [&](const std::pair<size_t, size_t>& at) -> const std::string& { return report.runs[at.first].tasks[at.second].task; };
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return task_of(a) < task_of(b); });
+  for (const auto& [run, task] : order) {
+    const RunReport& r = report.runs[run];
+    const TaskResult& x = r.tasks[task];
+    t.rows.push_back({x.task, r.label, task_cell(r.run, x), fmt::count(static_cast<double>(x.tokens.total())),
+                      fmt::count(static_cast<double>(x.tokens.input)) + " / " + fmt::count(static_cast<double>(x.tokens.output)),
+                      fmt::usd(x.usd), fmt::seconds(x.seconds), fmt::seconds(x.time.llm), fmt::seconds(x.time.lint),
+                      fmt::seconds(x.time.compile), fmt::seconds(x.time.run), fmt::seconds(x.time.profile), fmt::seconds(x.time.other),
+                      std::to_string(x.iterations), x.first_success ? std::to_string(*x.first_success) : "-"});
+  }
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
 }  // namespace
 
 std::string task_cell(const Run& run, const TaskResult& task) {
@@ -292,6 +321,7 @@ std::vector<Section> report_sections(const Report& report) {
   out.push_back(budget_section(report));
   for (auto& s : portability_sections(report)) out.push_back(std::move(s));
   out.push_back(tasks_section(report));
+  out.push_back(task_costs_section(report));
   return out;
 }
 

@@ -23,7 +23,7 @@ struct Section {
 };
 
 // Sections with ids: runs, summary, differences (2+ runs), sources, budget,
-// portability (when a configuration ran on 2+ platforms), tasks.
+// portability (when a configuration ran on 2+ platforms), tasks, task-costs.
 std::vector<Section> report_sections(const Report& report);
 
 // Budgets at which the text renderers sample the budget curves: a 1-2-5
