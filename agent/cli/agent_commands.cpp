@@ -115,11 +115,11 @@ class ConsoleObserver final : public agent::RunObserver {
 
 struct RunArgs {
   std::string config_file, resume, policy, provider, model, base_url, platform, tasks, store, run_id, prompts;
-  std::string api_key_env, oracle_latency;
+  std::string api_key_env, oracle_latency, cases;
   std::vector<std::string> params;
-  int samples = 0, concurrency = 0, max_iters = 0, jobs = 0, oracle_compile_errors = -1, oracle_wrong_results = -1;
+  int samples = 0, concurrency = 0, max_iters = 0, jobs = 0, seeds = 0, oracle_compile_errors = -1, oracle_wrong_results = -1;
   int64_t budget_tokens = 0, run_budget_tokens = 0, max_output_tokens = 0;
-  double budget_usd = -1, run_budget_usd = -1, wall_time = 0, run_wall_time = 0, temperature = -1;
+  double budget_usd = -1, run_budget_usd = -1, wall_time = 0, run_wall_time = 0, temperature = -1, time_budget = 0;
   uint64_t seed = 0;
   bool no_time = false, no_lint = false, no_baseline = false, stream = false, json = false, quiet = false;
   bool list_policies = false;
@@ -157,7 +157,9 @@ int run_command(CLI::App& cmd, RunArgs& a) {
     options.resume = a.resume;
     if (given("--concurrency")) options.concurrency = a.concurrency;
     for (const char* flag : {"--policy", "--provider", "--model", "--platform", "--tasks", "--samples", "--budget-tokens",
-                             "--budget-usd", "--max-iters", "--param"})
+                             "--budget-usd", "--max-iters", "--wall-time", "--run-budget-tokens", "--run-budget-usd",
+                             "--run-wall-time", "--param", "--time-budget", "--seeds", "--cases", "--no-time", "--no-lint",
+                             "--no-baseline", "--seed", "--oracle-compile-errors", "--oracle-wrong-results"})
       if (given(flag))
         std::cerr << "kgb run: note: " << flag << " is ignored when resuming (the run keeps its recorded configuration)\n";
   } else {
@@ -180,6 +182,9 @@ int run_command(CLI::App& cmd, RunArgs& a) {
     if (a.no_time) c.evaluation.time = false;
     if (a.no_lint) c.evaluation.lint = false;
     if (a.no_baseline) c.evaluation.baseline = false;
+    if (given("--time-budget")) c.evaluation.time_budget_seconds = a.time_budget;
+    if (given("--seeds")) c.evaluation.seeds_per_case = a.seeds;
+    if (given("--cases")) c.evaluation.cases = a.cases;
     if (given("--budget-tokens")) c.attempt_budget.total_tokens = a.budget_tokens;
     if (given("--budget-usd")) c.attempt_budget.usd = a.budget_usd;
     if (given("--max-iters")) c.attempt_budget.iterations = a.max_iters;
@@ -370,6 +375,10 @@ void add_agent_commands(CLI::App& app, int& exit_code) {
   run->add_flag("--no-time", a.no_time, "check correctness only (no profiling)");
   run->add_flag("--no-lint", a.no_lint, "skip the static checks");
   run->add_flag("--no-baseline", a.no_baseline, "do not time the baseline");
+  run->add_option("--time-budget", a.time_budget, "seconds of timed iterations per performance case (default 1)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--seeds", a.seeds, "input seeds per correctness case (default 2)")->check(CLI::PositiveNumber);
+  run->add_option("--cases", a.cases, "only cases whose name matches this glob");
   run->add_option("--oracle-compile-errors", a.oracle_compile_errors, "in-process oracle: first K answers per task fail to compile")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--oracle-wrong-results", a.oracle_wrong_results, "in-process oracle: next K answers compute a wrong result")

@@ -179,6 +179,28 @@ TEST_CASE("configuration: mistakes are errors that say where") {
   CHECK(!validate_config(*c).ok());
 }
 
+TEST_CASE("the example experiment configuration loads, validates and resolves its policy parameters") {
+  auto c = load_config_file(std::string(KGB_SOURCE_DIR) + "/examples/experiment.toml");
+  REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+  CHECK(validate_config(*c).ok());
+  CHECK(c->policy == "refine");
+  CHECK(c->samples == 2);
+  CHECK(c->oracle.compile_error_attempts == 1);
+  CHECK(c->oracle.latency_min_ms == 20);
+  CHECK(c->oracle.latency_max_ms == 80);
+  CHECK(c->attempt_budget.total_tokens == 60000);
+  CHECK(c->run_budget.usd == doctest::Approx(20.0));
+  CHECK(c->provider.prices.count("my-finetune") == 1);
+  // Every [policy.<name>] table of the example is valid for its policy.
+  for (const auto& [name, params] : c->policies.items()) {
+    CAPTURE(name);
+    auto resolved = PolicyRegistry::global().resolve_params(name, params);
+    REQUIRE_MESSAGE(resolved.ok(), (resolved.ok() ? "" : resolved.error().message));
+    CHECK(PolicyRegistry::global().make(name, *resolved).ok());
+  }
+  CHECK(c->policies.size() == 3);
+}
+
 TEST_CASE("the policy registry: built-ins, parameters checked against the defaults, custom policies") {
   auto& registry = PolicyRegistry::global();
   for (const char* name : {"sample", "refine", "parallel-refine", "tool-agent"}) CHECK(registry.find(name) != nullptr);
