@@ -14,7 +14,7 @@
 #     over five evaluations).
 # Everything is written under $OUT (default ./device-test-out), at most eight
 # files: summary.txt, build.log, calibrate.txt, ctest.log, validate.txt,
-# fidelity.txt, latency.txt, profile.txt. Each step has its own time limit so
+# fidelity.txt, latency.txt (CUDA and CPU), profile.txt. Each step has its own time limit so
 # that the whole run stays within ten minutes on a 16-core host.
 #
 # Dependencies expected on the host: CUDA toolkit (nvcc, CUPTI, cuBLAS, ncu,
@@ -87,6 +87,7 @@ step configure 180 "$BUILD_LOG" "${CONFIGURE[@]}" ||
   { note "configure failed: see build.log"; exit 1; }
 TARGETS="kgb kgb-baseline-cuda kgb-cuda-probe kgb-cuda-calibrate kgb_runner_cuda kgb-cuda-timing-fidelity"
 TARGETS="$TARGETS test_cuda_gpu test_cuda_platforms test_profile_parsers test_cuda_compile"
+TARGETS="$TARGETS kgb_runner_cpu kgb-baseline-cpu kgb_bench_eval_latency kgb_core_evaluator_tests"
 ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^kgb_cuda_aten' && TARGETS="$TARGETS kgb_cuda_aten"
 step build 360 "$BUILD_LOG" ninja -C "$BUILD" -j"$JOBS" $TARGETS || { note "build failed: see build.log"; tail -40 "$BUILD_LOG"; exit 1; }
 KGB=$BUILD/agent/cli/kgb
@@ -108,6 +109,7 @@ CTEST_LOG=$OUT/ctest.log
 : >"$CTEST_LOG"
 step ctest-cuda-fast 120 "$CTEST_LOG" ctest --test-dir "$BUILD" -R 'test_profile_parsers|test_cuda_platforms' --output-on-failure
 step ctest-gpu 240 "$CTEST_LOG" ctest --test-dir "$BUILD" -L gpu -V
+step ctest-evaluator 90 "$CTEST_LOG" ctest --test-dir "$BUILD" -R kgb_core_evaluator_tests --output-on-failure
 
 VALIDATE=$OUT/validate.txt
 : >"$VALIDATE"
@@ -117,6 +119,11 @@ LAT=$OUT/latency.txt
 : >"$LAT"
 step latency 200 "$LAT" bash "$ROOT/scripts/cuda-eval-latency.sh" "$KGB"
 note "latency: $(grep 'median wall' "$LAT" | tr '\n' ' ')"
+
+# The CPU platform's latency and timing-stability benchmark (issue figures for
+# cpu-x86_64 come from a quiet many-core host like this one).
+step cpu-latency 150 "$LAT" "$BUILD/tests/bench/kgb_bench_eval_latency" --runs 5
+note "cpu latency: $(grep -E 'median end-to-end|spread' "$LAT" | tr '\n' ' ')"
 
 PROF=$OUT/profile.txt
 : >"$PROF"

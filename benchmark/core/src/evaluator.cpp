@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -109,6 +111,14 @@ class RunnerSession {
   // Starts the runner and says hello. An Error means infrastructure trouble or
   // a runner that died at start-up (the caller decides which).
   Result<wire::Ready> start(const std::string& task_id, double timeout) {
+    if (auto launched = launch(); !launched) return launched.error();
+    return hello(task_id, timeout);
+  }
+
+  // The two halves of start(): a runner sets its device up before it reads
+  // the hello, so launching early overlaps that (a CUDA context, library
+  // loading) with other work.
+  Status launch() {
     SpawnOptions opts;
     opts.argv = platform_.emulator;
     opts.argv.push_back(executable_.string());
@@ -127,6 +137,11 @@ class RunnerSession {
     auto child = ChildProcess::spawn(opts);
     if (!child) return child.error();
     child_ = std::move(*child);
+    return Ok{};
+  }
+
+  Result<wire::Ready> hello(const std::string& task_id, double timeout) {
+    if (!child_) return make_error("child.spawn", "the runner was not started");
     auto sent = child_->send(wire::MessageType::Hello, wire::encode_hello(task_id), deadline_after(timeout));
     if (!sent) return sent.error();
     auto reply = child_->receive(deadline_after(timeout), 1 << 20);
@@ -430,6 +445,12 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     return verdict;
   };
   uint64_t run_seed = options.seed ? *options.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  // KGB_TRACE=1: where the harness's own time goes, on stderr.
+  const bool tracing = std::getenv("KGB_TRACE") != nullptr;
+  auto trace = [&](const std::string& what) {
+    if (tracing)
+      std::fprintf(stderr, "kgb-trace %8.3f s  %s\n", std::chrono::duration<double>(Clock::now() - started).count(), what.c_str());
+  };
 
   // 1. Lint
   v.stage = Stage::Lint;
@@ -453,6 +474,23 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   // 2. Compile
   v.stage = Stage::Compile;
   TempDir work("kgb-eval");
+  // The baseline runner is needed only for timing, but starting it now lets
+  // its set-up run while the candidate compiles.
+  std::unique_ptr<RunnerSession> baseline;
+  std::string baseline_missing;  // why there is no baseline, said on every timed case
+  const bool timing = options.time && platform.has("time") && platform.has("run") && !task.performance.empty();
+  if (timing && options.baseline && !platform.baseline_runner.empty()) {
+    auto exe = build_root() / platform.baseline_runner;
+    if (std::filesystem::exists(exe)) {
+      baseline = std::make_unique<RunnerSession>(platform, exe, work.path());
+      if (auto launched = baseline->launch(); !launched) {
+        baseline_missing = "none (the baseline runner did not start: " + launched.error().message + ")";
+        baseline.reset();
+      }
+    } else {
+      baseline_missing = "none (baseline runner not built: " + platform.baseline_runner + ")";
+    }
+  }
   auto compiled = compile_candidate(task, platform, source, work.path(), hooks);
   v.compile_seconds = compiled.seconds;
   v.diagnostics.insert(v.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
@@ -484,6 +522,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   }
 
   // 3. Check
+  trace("compiled");
   v.stage = Stage::Check;
   auto check_start = Clock::now();
   RunnerSession runner(platform, compiled.executable, work.path());
@@ -497,6 +536,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     return finish(v);
   }
   v.platform_facts = ready->device;
+  trace("runner ready");
   bool all_passed = true;
   for (const auto& c : task.correctness) {
     if (!case_selected(options, c)) continue;
@@ -670,33 +710,26 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   }
 
   // 4. Time
-  bool timing = options.time && platform.has("time") && !task.performance.empty();
+  trace("checked");
   if (timing) {
     v.stage = Stage::Time;
     auto time_start = Clock::now();
-    std::unique_ptr<RunnerSession> baseline;
     std::string baseline_kind;
-    std::string baseline_missing;  // why there is no baseline, said on every timed case
-    if (options.baseline && !platform.baseline_runner.empty()) {
-      auto exe = build_root() / platform.baseline_runner;
-      if (std::filesystem::exists(exe)) {
-        baseline = std::make_unique<RunnerSession>(platform, exe, work.path());
-        auto b_ready = baseline->start(task.id, 30);
-        if (!b_ready) {
-          baseline_missing = "none (the baseline runner did not start: " + b_ready.error().message + ")";
-          baseline->kill_now();
-          baseline.reset();
-        } else if (!b_ready->resolved) {
-          baseline_missing = "none (no baseline implementation for this task)";
-          baseline->finish(5);
-          baseline.reset();
-        } else {
-          baseline_kind = b_ready->implementation;
-        }
+    if (baseline) {
+      auto b_ready = baseline->hello(task.id, 30);
+      if (!b_ready) {
+        baseline_missing = "none (the baseline runner did not start: " + b_ready.error().message + ")";
+        baseline->kill_now();
+        baseline.reset();
+      } else if (!b_ready->resolved) {
+        baseline_missing = "none (no baseline implementation for this task)";
+        baseline->finish(5);
+        baseline.reset();
       } else {
-        baseline_missing = "none (baseline runner not built: " + platform.baseline_runner + ")";
+        baseline_kind = b_ready->implementation;
       }
     }
+    trace("baseline runner ready");
     wire::TimingRequest req;
     req.max_seconds = options.time_budget_seconds;
     req.target_rse = options.target_rse;
@@ -724,6 +757,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
           sets.push_back(std::move(*inst));
           expected.push_back(std::move(*ref));
         }
+        trace(label + ": inputs and references ready");
         std::vector<const CaseInstance*> set_ptrs;
         for (const auto& s : sets) set_ptrs.push_back(&s);
         auto job = make_job(task, set_ptrs, wire::JobMode::Time, 0xFF);
@@ -741,6 +775,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
           v.summary = "while timing " + label + ": " + (result->error.empty() ? "the kernel returned " + std::to_string(result->status) : result->error);
           return finish(v);
         }
+        trace(label + ": candidate timed (runner " + std::to_string(result->child_seconds) + " s of " + std::to_string(wall) + " s)");
         CaseTiming ct;
         ct.name = c.name;
         ct.dtype = std::string(dtype_name(dt));
@@ -755,6 +790,16 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
                           " us) is far above the event time on the harness stream (" + std::to_string(ct.candidate.median_us) +
                           " us): work runs outside the harness stream or after the call returned",
                       label);
+        // On a device the baseline is timed while the host re-checks the
+        // candidate's outputs (host work only, nothing competes for the
+        // device); on the CPU it runs alone, before the re-check.
+        std::optional<Result<wire::JobResult>> baseline_result;
+        std::jthread baseline_timing;  // joins on every way out of this scope
+        if (baseline) {
+          auto time_baseline = [&] { baseline_result = baseline->run(job, timeout, result_limit_for(job), nullptr); };
+          if (platform.backend == "cpu") time_baseline();
+          else baseline_timing = std::jthread(time_baseline);
+        }
         // Re-check what the timed calls produced, for every rotating set.
         ct.rechecked = true;
         for (size_t s = 0; s < sets.size(); ++s) {
@@ -780,7 +825,8 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
                         label);
         }
         if (baseline) {
-          auto b = baseline->run(job, timeout, result_limit_for(job), nullptr);
+          if (baseline_timing.joinable()) baseline_timing.join();
+          auto& b = *baseline_result;
           if (b && b->error.empty() && b->status == 0 && !b->times_us.empty()) {
             // The baseline is held to the same outputs: a speedup over a wrong
             // result would mean nothing.
@@ -808,6 +854,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         } else if (!baseline_missing.empty()) {
           ct.baseline_kind = baseline_missing;
         }
+        trace(label + ": rechecked, baseline timed");
         v.timings.push_back(std::move(ct));
       }
     }
