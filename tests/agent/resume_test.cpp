@@ -4,9 +4,16 @@
 // uninterrupted run's results: the same tasks solved, every attempt and
 // iteration finished, no step done twice, no evaluation duplicated.
 //
-// The model is an external `kgb oracle-server` process that outlives the
-// kills, so its per-conversation attempt counts (and the injected faults)
-// carry on across sessions like a real provider's state would.
+// Two models:
+// - an external `kgb oracle-server` process that outlives the kills, so its
+//   per-conversation attempt counts (and the injected faults) carry on across
+//   sessions like a real provider's state would. An answer sent just before a
+//   kill is lost with the process while the oracle moves on, so a resumed
+//   attempt may need fewer iterations, never more;
+// - a model in this test process that decides from the request alone (the
+//   number of its own earlier replies in the conversation), so a resumed run
+//   must equal the uninterrupted one exactly: the same outcomes in the same
+//   order, the same number of LLM calls and evaluations.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
@@ -22,6 +29,8 @@
 #include <thread>
 
 #include "agent_fixtures.h"
+#include "kgb/oracle/catalog.h"
+#include "kgb/oracle/mutate.h"
 #include "kgb/store/run_store.h"
 
 using namespace kgb;
@@ -101,6 +110,8 @@ std::vector<nlohmann::json> export_rows(store::RunStore& db, const std::string& 
 struct Facts {
   std::set<std::string> solved;
   std::map<std::string, int> iterations;
+  std::map<std::string, std::vector<std::string>> outcomes;  // per task, in order
+  int done_llm_calls = 0, evaluations = 0;
 };
 
 // Everything a finished run must satisfy; returns what is compared with the reference.
@@ -115,6 +126,7 @@ Facts check_consistent(store::RunStore& db, const std::string& run) {
     if (a.correct) f.solved.insert(a.task);
     const auto its = db.iterations(a.id);
     f.iterations[a.task] = static_cast<int>(its.size());
+    for (const auto& it : its) f.outcomes[a.task].push_back(it.outcome);
     CHECK(a.iterations == static_cast<int>(its.size()));
     for (size_t i = 0; i < its.size(); ++i) {
       CHECK(its[i].index == static_cast<int>(i));  // no gaps, no repeats
@@ -140,12 +152,82 @@ Facts check_consistent(store::RunStore& db, const std::string& run) {
   }
   for (const auto& e : db.evaluations(run)) CHECK(evals.insert({e.attempt_id, e.iteration, e.step}).second);
   CHECK(static_cast<int>(evals.size()) == evaluating_tools);
+  f.done_llm_calls = static_cast<int>(done_llm.size());
+  f.evaluations = static_cast<int>(evals.size());
   return f;
+}
+
+// The uninterrupted run against the model at `url`.
+Facts reference_run(const std::string& url, const std::string& dir, const std::string& log, double& seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Child reference = spawn(run_args(url, dir + "/reference.db", "reference"), log);
+  auto status = wait_for(reference.pid, 600);
+  REQUIRE(status.has_value());
+  REQUIRE(WIFEXITED(*status));
+  REQUIRE(WEXITSTATUS(*status) == 0);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto ref_db = store::RunStore::open(dir + "/reference.db");
+  REQUIRE(ref_db.ok());
+  const Facts expected = check_consistent(**ref_db, "reference");
+  CHECK(expected.solved == std::set<std::string>{"blas/saxpy", "vllm/silu_and_mul"});
+  MESSAGE("uninterrupted run: " << seconds << " s");
+  return expected;
+}
+
+struct KilledRun {
+  Facts facts;
+  int kills = 0, interrupted_llm = 0, interrupted_tools = 0;
+};
+
+// Starts the run, kills it with SIGKILL at random moments (up to three
+// times), resumes it until it finishes, checks the store is consistent.
+KilledRun kill_and_resume(const std::string& url, const std::string& dir, const std::string& log, unsigned seed,
+                          double reference_seconds) {
+  CAPTURE(seed);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> when(0.05, std::max(0.5, reference_seconds * 0.9));
+  const std::string store = dir + "/kill-" + std::to_string(seed) + ".db";
+  const std::string run_id = "kill-" + std::to_string(seed);
+  const std::vector<std::string> start_args = run_args(url, store, run_id);
+  const std::vector<std::string> resume_args = {KGB_CLI_PATH, "run", "--resume", run_id, "--store", store, "--quiet"};
+  KilledRun out;
+  for (int session = 0;; ++session) {
+    // A kill before the run record was written leaves nothing to resume: start again.
+    bool recorded = false;
+    if (std::filesystem::exists(store))
+      if (auto db = store::RunStore::open(store); db.ok()) recorded = (*db)->load_run(run_id).ok();
+    Child c = spawn(recorded ? resume_args : start_args, log);
+    const bool may_kill = out.kills < 3;
+    const double delay = when(rng);
+    auto done = wait_for(c.pid, may_kill ? delay : 600);
+    if (!done) {
+      REQUIRE(may_kill);
+      kill(c.pid, SIGKILL);
+      done = wait_for(c.pid, 30);
+      REQUIRE(done.has_value());
+      if (WIFSIGNALED(*done)) {
+        ++out.kills;
+        MESSAGE("seed " << seed << ": killed session " << session << " after " << delay << " s");
+        continue;
+      }
+    }
+    REQUIRE(WIFEXITED(*done));
+    REQUIRE(WEXITSTATUS(*done) == 0);
+    break;
+  }
+  auto db = store::RunStore::open(store);
+  REQUIRE(db.ok());
+  out.facts = check_consistent(**db, run_id);
+  CHECK((*db)->load_run(run_id)->sessions <= out.kills + 1);
+  // What the kills cut short is kept as history, never replayed.
+  for (const auto& c : export_rows(**db, run_id, "llm_calls")) out.interrupted_llm += c["status"] == "interrupted";
+  for (const auto& c : export_rows(**db, run_id, "tool_calls")) out.interrupted_tools += c["status"] == "interrupted";
+  return out;
 }
 
 }  // namespace
 
-TEST_CASE("kill -9 at random points, resume, and the store equals an uninterrupted run's") {
+TEST_CASE("kill -9 at random points against the oracle server, resume, and the store keeps its results") {
   const std::string dir = fresh_dir("resume");
   const std::string log = dir + "/log.txt";
   Child oracle = spawn({KGB_CLI_PATH, "oracle-server", "--port", "0", "--seed", "3", "--compile-error-attempts", "1",
@@ -156,75 +238,71 @@ TEST_CASE("kill -9 at random points, resume, and the store equals an uninterrupt
   REQUIRE(at != std::string::npos);
   const std::string url = banner.substr(at, banner.find(' ', at) - at);
 
-  const auto t0 = std::chrono::steady_clock::now();
-  Child reference = spawn(run_args(url, dir + "/reference.db", "reference"), log);
-  auto status = wait_for(reference.pid, 600);
-  REQUIRE(status.has_value());
-  REQUIRE(WIFEXITED(*status));
-  REQUIRE(WEXITSTATUS(*status) == 0);
-  const double reference_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  auto ref_db = store::RunStore::open(dir + "/reference.db");
-  REQUIRE(ref_db.ok());
-  const Facts expected = check_consistent(**ref_db, "reference");
-  CHECK(expected.solved == std::set<std::string>{"blas/saxpy", "vllm/silu_and_mul"});
-  MESSAGE("uninterrupted run: " << reference_seconds << " s");
-
-  int total_kills = 0, interrupted_llm = 0, interrupted_tools = 0;
-  for (const unsigned seed : {11u, 22u, 33u}) {
-    CAPTURE(seed);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> when(0.05, std::max(0.5, reference_seconds * 0.9));
-    const std::string store = dir + "/kill-" + std::to_string(seed) + ".db";
-    const std::string run_id = "kill-" + std::to_string(seed);
-    const std::vector<std::string> start_args = run_args(url, store, run_id);
-    const std::vector<std::string> resume_args = {KGB_CLI_PATH, "run", "--resume", run_id, "--store", store, "--quiet"};
-    int kills = 0;
-    for (int session = 0;; ++session) {
-      // A kill before the run record was written leaves nothing to resume: start again.
-      bool recorded = false;
-      if (std::filesystem::exists(store))
-        if (auto db = store::RunStore::open(store); db.ok()) recorded = (*db)->load_run(run_id).ok();
-      Child c = spawn(recorded ? resume_args : start_args, log);
-      const bool may_kill = kills < 3;
-      const double delay = when(rng);
-      auto done = wait_for(c.pid, may_kill ? delay : 600);
-      if (!done) {
-        REQUIRE(may_kill);
-        kill(c.pid, SIGKILL);
-        done = wait_for(c.pid, 30);
-        REQUIRE(done.has_value());
-        if (WIFSIGNALED(*done)) {
-          ++kills;
-          MESSAGE("seed " << seed << ": killed session " << session << " after " << delay << " s");
-          continue;
-        }
-      }
-      REQUIRE(WIFEXITED(*done));
-      REQUIRE(WEXITSTATUS(*done) == 0);
-      break;
-    }
-    total_kills += kills;
-    auto db = store::RunStore::open(store);
-    REQUIRE(db.ok());
-    const Facts got = check_consistent(**db, run_id);
-    CHECK(got.solved == expected.solved);
-    for (const auto& [task, n] : got.iterations) {
+  double reference_seconds = 0;
+  const Facts expected = reference_run(url, dir, log, reference_seconds);
+  int total_kills = 0, interrupted = 0;
+  for (const unsigned seed : {11u, 22u}) {
+    const KilledRun got = kill_and_resume(url, dir, log, seed, reference_seconds);
+    total_kills += got.kills;
+    interrupted += got.interrupted_llm + got.interrupted_tools;
+    CHECK(got.facts.solved == expected.solved);
+    for (const auto& [task, n] : got.facts.iterations) {
       CAPTURE(task);
-      // An answer the oracle sent just before a kill is lost with the process
-      // and the oracle moves on, so a resumed attempt may need fewer
-      // iterations, never more.
       CHECK(n >= 1);
       CHECK(n <= expected.iterations.at(task));
     }
-    CHECK((*db)->load_run(run_id)->sessions <= kills + 1);
-    // What the kills cut short is kept as history, never replayed.
-    for (const auto& c : export_rows(**db, run_id, "llm_calls")) interrupted_llm += c["status"] == "interrupted";
-    for (const auto& c : export_rows(**db, run_id, "tool_calls")) interrupted_tools += c["status"] == "interrupted";
   }
-  CHECK(total_kills >= 3);
-  MESSAGE(total_kills << " kills cut " << interrupted_llm << " LLM call(s) and " << interrupted_tools
-                      << " tool call(s) short");
-  CHECK(interrupted_llm + interrupted_tools >= 1);
+  CHECK(total_kills >= 2);
+  MESSAGE(total_kills << " kills cut " << interrupted << " step(s) short");
   kill(oracle.pid, SIGTERM);
   wait_for(oracle.pid, 10);
+}
+
+TEST_CASE("kill -9 at random points against a model without memory, resume, and the store equals an uninterrupted run's") {
+  // The n-th reply of a conversation (n = the model's own replies in the
+  // request, plus one): 1 does not compile, 2 computes a wrong result, 3 and
+  // later are the bundled solution. Latency 50-400 ms, drawn from the body.
+  auto catalog = oracle::make_bundled_catalog();
+  ScriptedServer model([&](const RecordedRequest& request, int) {
+    const auto body = nlohmann::json::parse(request.body);
+    int replies_before = 0;
+    std::string task;
+    for (const auto& m : body["messages"]) {
+      if (m["role"] == "assistant") ++replies_before;
+      const std::string content = m.value("content", "");
+      if (const auto t = content.find("Task: "); task.empty() && t != std::string::npos)
+        task = content.substr(t + 6, content.find('\n', t) - t - 6);
+    }
+    auto target = catalog->find(task, "cpu-x86_64");
+    if (!target) return openai_reply("I do not know that task.");
+    std::string source = target->source;
+    if (replies_before == 0) source = oracle::inject_compile_error(source, target->entry).source;
+    if (replies_before == 1) source = oracle::inject_wrong_result(*target).value().source;
+    Reply r = openai_reply(fenced(source));
+    r.delay = std::chrono::milliseconds(50 + std::hash<std::string>{}(request.body) % 351);
+    return r;
+  });
+  const std::string url = model.base_url();
+  const std::string dir = fresh_dir("resume-exact");
+  const std::string log = dir + "/log.txt";
+
+  double reference_seconds = 0;
+  const Facts expected = reference_run(url, dir, log, reference_seconds);
+  for (const auto& [task, outcomes] : expected.outcomes) {
+    CAPTURE(task);
+    CHECK(outcomes == std::vector<std::string>{"compile-error", "wrong-result", "passed"});
+  }
+  int total_kills = 0, interrupted = 0;
+  for (const unsigned seed : {11u, 22u, 33u}) {
+    const KilledRun got = kill_and_resume(url, dir, log, seed, reference_seconds);
+    total_kills += got.kills;
+    interrupted += got.interrupted_llm + got.interrupted_tools;
+    CHECK(got.facts.solved == expected.solved);
+    CHECK(got.facts.outcomes == expected.outcomes);
+    CHECK(got.facts.done_llm_calls == expected.done_llm_calls);
+    CHECK(got.facts.evaluations == expected.evaluations);
+  }
+  CHECK(total_kills >= 3);
+  MESSAGE(total_kills << " kills cut " << interrupted << " step(s) short");
+  CHECK(interrupted >= 1);
 }

@@ -292,7 +292,6 @@ struct Engine {
       e.best_speedup = rec.best_speedup;
       e.spend = impl.spend;
       st.observer->on_attempt(e);
-      st.observer->on_progress(progress());
     }
   }
 
@@ -316,6 +315,7 @@ struct Engine {
         st.request_stop(std::string("the run stopped: ") + e.what(), true);
       }
       --in_flight;
+      if (st.observer) st.observer->on_progress(progress());
     }
     if (--workers_left == 0) {
       if (progress_timer) progress_timer->cancel();
