@@ -125,3 +125,24 @@ TEST_CASE("parse errors come back as located diagnostics with an excerpt") {
   CHECK(d.message.find("undeclared") != std::string::npos);
   CHECK(d.excerpt == "  return undeclared + 1;");
 }
+
+TEST_CASE("a forked CUDA lint (device and host passes side by side) agrees with one in process") {
+  for (const char* name : {"cuda_arch_branches.cu", "cuda_device_globals.cu", "cuda_timing.cu"}) {
+    CAPTURE(name);
+    const Fixture fixture = load_fixture(std::filesystem::path(KGB_LINT_FIXTURES_DIR) / name);
+    LintRequest request = fixture_request(fixture, KGB_LINT_TEST_CACHE);
+    const LintReport forked = lint(request);
+    request.isolation = Isolation::InProcess;
+    const LintReport local = lint(request);
+    REQUIRE(forked.infra_error.empty());
+    CHECK(forked.passes == local.passes);
+    CHECK(forked.parse_ok == local.parse_ok);
+    REQUIRE(forked.findings.size() == local.findings.size());
+    for (size_t i = 0; i < local.findings.size(); ++i) {
+      CHECK(forked.findings[i].rule == local.findings[i].rule);
+      CHECK(forked.findings[i].location == local.findings[i].location);
+      CHECK(forked.findings[i].message == local.findings[i].message);
+    }
+    CHECK(forked.diagnostics.size() == local.diagnostics.size());
+  }
+}

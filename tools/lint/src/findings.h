@@ -19,6 +19,7 @@ class FindingSink {
   // Moves another sink's findings in, deduplicated by their keys.
   void merge(FindingSink&& other);
   const std::vector<LintFinding>& findings() const { return findings_; }
+  const std::vector<std::string>& keys() const { return keys_; }  // parallel to findings()
   std::vector<LintFinding> take() {
     keys_.clear();
     return std::move(findings_);

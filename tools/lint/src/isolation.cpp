@@ -63,29 +63,52 @@ bool write_all(int fd, const std::string& data) {
 
 }  // namespace
 
-IsolatedOutcome run_isolated(const std::function<std::string()>& work, double time_limit_seconds,
+IsolatedChild start_isolated(const std::function<std::string()>& work, double time_limit_seconds,
                              std::size_t memory_limit_bytes) {
-  IsolatedOutcome outcome;
-  const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(time_limit_seconds));
+  IsolatedChild child;
+  child.start = Clock::now();
+  child.deadline = child.start + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(time_limit_seconds));
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
-    outcome.error = std::string("pipe: ") + std::strerror(errno);
-    return outcome;
+    child.error = std::string("pipe: ") + std::strerror(errno);
+    return child;
   }
   const pid_t pid = ::fork();
   if (pid < 0) {
-    outcome.error = std::string("fork: ") + std::strerror(errno);
+    child.error = std::string("fork: ") + std::strerror(errno);
     ::close(fds[0]);
     ::close(fds[1]);
-    return outcome;
+    return child;
   }
   if (pid == 0) {
     ::close(fds[0]);
     child_main(fds[1], work, time_limit_seconds, memory_limit_bytes);
   }
   ::close(fds[1]);
+  child.pid = pid;
+  child.read_fd = fds[0];
+  return child;
+}
+
+IsolatedOutcome run_isolated(const std::function<std::string()>& work, double time_limit_seconds,
+                             std::size_t memory_limit_bytes) {
+  IsolatedChild child = start_isolated(work, time_limit_seconds, memory_limit_bytes);
+  return finish_isolated(child);
+}
+
+IsolatedOutcome finish_isolated(IsolatedChild& child) {
+  IsolatedOutcome outcome;
+  if (child.pid < 0) {
+    outcome.error = child.error.empty() ? "the child was not started" : child.error;
+    return outcome;
+  }
+  const pid_t pid = child.pid;
+  const int read_fd = child.read_fd;
+  const auto start = child.start;
+  const auto deadline = child.deadline;
+  child.pid = -1;
+  child.read_fd = -1;
 
   bool timed_out = false;
   char buffer[65536];
@@ -95,14 +118,14 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& work, double ti
       timed_out = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{read_fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(remaining));
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (ready == 0) continue;  // the loop re-checks the deadline
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    const ssize_t n = ::read(read_fd, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
@@ -110,7 +133,7 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& work, double ti
     if (n == 0) break;  // the child closed its end: done or dead
     outcome.output.append(buffer, static_cast<size_t>(n));
   }
-  ::close(fds[0]);
+  ::close(read_fd);
   if (timed_out) ::kill(pid, SIGKILL);
 
   int status = 0;

@@ -4,9 +4,12 @@
 // the parent survives both and reports them.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
+
+#include <sys/types.h>
 
 namespace kgb::lint::detail {
 
@@ -29,5 +32,17 @@ struct IsolatedOutcome {
 // parent (atexit handlers, buffered stdio, destructors) runs twice.
 IsolatedOutcome run_isolated(const std::function<std::string()>& work, double time_limit_seconds,
                              std::size_t memory_limit_bytes);
+
+// The same in two steps, so the caller can work while the child runs: a
+// started child must be finished (it is killed at its deadline then).
+struct IsolatedChild {
+  pid_t pid = -1;
+  int read_fd = -1;
+  std::chrono::steady_clock::time_point start, deadline;
+  std::string error;  // why it could not be started (pid < 0)
+};
+IsolatedChild start_isolated(const std::function<std::string()>& work, double time_limit_seconds,
+                             std::size_t memory_limit_bytes);
+IsolatedOutcome finish_isolated(IsolatedChild& child);
 
 }  // namespace kgb::lint::detail

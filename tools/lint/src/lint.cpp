@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <csignal>
@@ -79,6 +80,39 @@ PassResult run_with_prelude(PassInput input, PreludeCache* cache) {
   return result;
 }
 
+// A pass's result across the pipe of a helper child.
+std::string serialise(const PassResult& result) {
+  nlohmann::json j;
+  j["ran"] = result.ran;
+  j["had_errors"] = result.had_errors;
+  j["diagnostics"] = result.diagnostics;
+  nlohmann::json findings = nlohmann::json::array();
+  const auto& list = result.findings.findings();
+  const auto& keys = result.findings.keys();
+  for (size_t i = 0; i < list.size(); ++i) findings.push_back({{"finding", list[i]}, {"key", keys[i]}});
+  j["findings"] = std::move(findings);
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& range : result.skipped) skipped.push_back({range.begin, range.end});
+  j["skipped"] = std::move(skipped);
+  return j.dump();
+}
+
+std::optional<PassResult> deserialise(const std::string& text) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    PassResult result;
+    result.ran = j.at("ran").get<bool>();
+    result.had_errors = j.at("had_errors").get<bool>();
+    result.diagnostics = j.at("diagnostics").get<std::vector<Diagnostic>>();
+    for (const auto& item : j.at("findings"))
+      result.findings.add(item.at("finding").get<LintFinding>(), item.at("key").get<std::string>());
+    for (const auto& range : j.at("skipped")) result.skipped.push_back({range.at(0).get<unsigned>(), range.at(1).get<unsigned>()});
+    return result;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 void sort_findings(std::vector<LintFinding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const LintFinding& a, const LintFinding& b) {
     return std::tie(a.line, a.column) < std::tie(b.line, b.column);
@@ -104,7 +138,7 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
   DiagnosticMerger diagnostics;
   std::vector<EmbeddedProgram> programs;
   std::vector<std::vector<SkippedRange>> skipped;
-  for (const ParsePass& pass : plan.passes) {
+  const auto input_for = [&](const ParsePass& pass) {
     PassInput input;
     input.pass = &pass;
     input.main_path = plan.main_path;
@@ -112,7 +146,27 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
     input.setup = make_setup(request, plan, pass);
     input.programs = request.language == Language::OpenCLHost ? &programs : nullptr;
     input.disable_free = disable_free;
-    PassResult result = run_with_prelude(std::move(input), cache ? &*cache : nullptr);
+    return input;
+  };
+  PreludeCache* prelude_cache = cache ? &*cache : nullptr;
+  // Inside the forked child (disable_free), the passes after the first (the
+  // host side of CUDA and HIP) run in helper children, side by side with the
+  // first: with a free core the two parses take the time of one. A helper
+  // that fails leaves its pass to this process, whose own limits then apply.
+  const size_t pass_count = plan.passes.size();
+  std::vector<IsolatedChild> helpers(pass_count);
+  if (disable_free && pass_count > 1 && request.language != Language::OpenCLHost)
+    for (size_t i = 1; i < pass_count; ++i)
+      helpers[i] = start_isolated([&, i] { return serialise(run_with_prelude(input_for(plan.passes[i]), prelude_cache)); },
+                                  request.time_limit_seconds, request.memory_limit_bytes);
+  for (size_t i = 0; i < pass_count; ++i) {
+    const ParsePass& pass = plan.passes[i];
+    std::optional<PassResult> helped;
+    if (helpers[i].pid >= 0) {
+      const IsolatedOutcome outcome = finish_isolated(helpers[i]);
+      if (outcome.status == IsolatedOutcome::Status::Completed) helped = deserialise(outcome.output);
+    }
+    PassResult result = helped ? std::move(*helped) : run_with_prelude(input_for(pass), prelude_cache);
     report.parse_ok = report.parse_ok && result.ran && !result.had_errors;
     diagnostics.add(std::move(result.diagnostics), report.diagnostics);
     sink.merge(std::move(result.findings));
