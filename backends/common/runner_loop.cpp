@@ -8,8 +8,11 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <vector>
 
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kgb/wire.h"
@@ -148,6 +151,48 @@ JobResult run_check(Device& device, kgb_invoke_fn fn, const Job& job) {
   return result;
 }
 
+// The parent's shared memory on wire::kArenaFd, when it gave one.
+class SharedArena {
+ public:
+  SharedArena() {
+    struct stat st{};
+    if (::fstat(wire::kArenaFd, &st) != 0 || st.st_size <= 0) return;
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, wire::kArenaFd, 0);
+    if (p == MAP_FAILED) return;
+    base_ = static_cast<std::byte*>(p);
+    size_ = static_cast<size_t>(st.st_size);
+  }
+  ~SharedArena() {
+    if (base_) ::munmap(base_, size_);
+  }
+  SharedArena(const SharedArena&) = delete;
+  SharedArena& operator=(const SharedArena&) = delete;
+
+  std::span<const std::byte> bytes() const { return {base_, size_}; }
+
+  // Moves the outputs into the arena, from `begin` in the order the parent
+  // reads them, when they fit; otherwise they stay in the message.
+  void take_outputs(uint64_t begin, JobResult& result) {
+    uint64_t need = 0;
+    for (const auto& set : result.outputs)
+      for (const auto& bytes : set)
+        if (!bytes.empty()) need = wire::arena_align(need + bytes.size());
+    if (!base_ || begin > size_ || need > size_ - begin) return;
+    uint64_t at = begin;
+    for (auto& set : result.outputs)
+      for (auto& bytes : set) {
+        if (bytes.empty()) continue;
+        std::memcpy(base_ + at, bytes.data(), bytes.size());
+        at = wire::arena_align(at + bytes.size());
+      }
+    result.outputs_in_arena = true;
+  }
+
+ private:
+  std::byte* base_ = nullptr;
+  size_t size_ = 0;
+};
+
 double relative_standard_error(const std::vector<double>& xs) {
   if (xs.size() < 2) return 1.0;
   double mean = std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
@@ -238,10 +283,21 @@ int serve(Device& device, KindFn implementation_kind) {
     if (!wire::read_frame(wire::kRequestFd, type, payload, kMaxRequestBytes)) return 93;
     if (type == MessageType::Bye) return 0;
     if (type != MessageType::Job) return 94;
-    Job job;  // its input arrays point into payload
-    if (!wire::decode_job(payload, job)) return 95;
+    SharedArena arena;  // mapped for this job only: the parent may resize it between jobs
+    Job job;            // its input arrays point into payload or the arena
+    if (!wire::decode_job(payload, job, arena.bytes())) return 95;
+    uint64_t outputs_begin = 0;
+    if (job.arena_bytes > 0) {
+      std::vector<std::vector<uint64_t>> lengths;
+      for (const auto& set : job.sets) {
+        lengths.emplace_back();
+        for (const auto& bytes : set) lengths.back().push_back(bytes.size());
+      }
+      outputs_begin = wire::arena_layout(job.params, lengths).outputs_begin;
+    }
     JobResult result = job.mode == JobMode::Time ? run_time(device, fn, job) : run_check(device, fn, job);
     job.sets.clear();
+    if (job.arena_bytes > 0) arena.take_outputs(outputs_begin, result);
     payload.clear();
     payload.shrink_to_fit();
     std::fflush(stdout);

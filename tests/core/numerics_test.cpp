@@ -11,6 +11,8 @@
 #include "kgb/random.h"
 #include "kgb/tensor.h"
 #include "kgb/verdict.h"
+#include "kgb/wire.h"
+#include <cstring>
 
 TEST_CASE("half conversion rounds to nearest even and keeps specials") {
   CHECK(kgb::float_to_half(1.0f) == 0x3C00);
@@ -148,4 +150,48 @@ TEST_CASE("to_doubles/from_doubles round trip on a strided view over many chunks
   kgb::from_doubles(t, values);
   CHECK(kgb::to_doubles(t) == values);
   CHECK(t.get(123456) == 123456 * 0.5);
+}
+
+TEST_CASE("wire: a job whose arrays live in the arena, and results copied out of it with bounds checked") {
+  kgb::wire::Job job;
+  kgb::wire::ParamDesc in, out;
+  in.is_tensor = out.is_tensor = true;
+  in.tensor.dtype = out.tensor.dtype = static_cast<int32_t>(kgb::DType::F32);
+  in.tensor.rank = out.tensor.rank = 1;
+  in.tensor.sizes[0] = out.tensor.sizes[0] = 100;
+  in.tensor.strides[0] = out.tensor.strides[0] = 1;
+  in.tensor.storage_elements = out.tensor.storage_elements = 100;
+  in.tensor.role = static_cast<uint8_t>(kgb::wire::Role::Input);
+  out.tensor.role = static_cast<uint8_t>(kgb::wire::Role::Output);
+  job.params = {in, out};
+  std::vector<std::byte> input(400, std::byte{7});
+  job.sets = {{std::span<const std::byte>(input), {}}};
+  auto layout = kgb::wire::arena_layout(job.params, {{400, 0}});
+  CHECK(layout.inputs[0][0] == 0);
+  CHECK(layout.outputs_begin == 448);  // 400 rounded up to 64 bytes
+  CHECK(layout.outputs_bytes == 448);
+  std::vector<std::byte> arena(layout.total());
+  std::memcpy(arena.data(), input.data(), input.size());
+  job.arena_bytes = layout.total();
+  auto encoded = kgb::wire::encode_job_pieces(job);
+  CHECK(encoded.pieces.size() == 1);  // metadata only: the array is in the arena
+  kgb::wire::Job decoded;
+  REQUIRE(kgb::wire::decode_job(encoded.metadata, decoded, arena));
+  REQUIRE(decoded.sets.size() == 1);
+  CHECK(decoded.sets[0][0].data() == arena.data());
+  CHECK(decoded.sets[0][0].size() == 400);
+  CHECK_FALSE(kgb::wire::decode_job(encoded.metadata, decoded, std::span<const std::byte>(arena).first(100)));
+
+  kgb::wire::JobResult result;
+  result.hashes = {{0, 0}};
+  result.outputs = {{{}, std::vector<std::byte>(400, std::byte{9})}};
+  result.outputs_in_arena = true;
+  std::memset(arena.data() + layout.outputs_begin, 9, 400);
+  auto payload = kgb::wire::encode_result(result);
+  kgb::wire::JobResult back;
+  REQUIRE(kgb::wire::decode_result(payload, back, 1 << 20, arena, layout.outputs_begin));
+  CHECK(back.outputs[0][1] == result.outputs[0][1]);
+  // A length that runs past the arena is refused, not read.
+  kgb::wire::JobResult refused;
+  CHECK_FALSE(kgb::wire::decode_result(payload, refused, 1 << 20, std::span<const std::byte>(arena).first(600), layout.outputs_begin));
 }

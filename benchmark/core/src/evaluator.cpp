@@ -12,6 +12,9 @@
 #include <sstream>
 #include <thread>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "kgb/case.h"
 #include "kgb/paths.h"
 #include "kgb/process.h"
@@ -107,6 +110,13 @@ class RunnerSession {
  public:
   RunnerSession(const Platform& platform, std::filesystem::path executable, std::filesystem::path work_dir)
       : platform_(platform), executable_(std::move(executable)), work_dir_(std::move(work_dir)) {}
+  ~RunnerSession() {
+    child_.reset();  // the runner goes first, then its shared memory
+    if (arena_map_) ::munmap(arena_map_, arena_size_);
+    if (arena_fd_ >= 0) ::close(arena_fd_);
+  }
+  RunnerSession(const RunnerSession&) = delete;
+  RunnerSession& operator=(const RunnerSession&) = delete;
 
   // Starts the runner and says hello. An Error means infrastructure trouble or
   // a runner that died at start-up (the caller decides which).
@@ -134,6 +144,9 @@ class RunnerSession {
     opts.capture_limit = static_cast<size_t>(platform_.limits.output_capture_bytes);
     opts.limits = ProcessLimits{platform_.limits.address_space_mb, platform_.limits.cpu_seconds,
                                 platform_.limits.processes, platform_.limits.file_size_mb, platform_.limits.open_files};
+    // Shared memory for large jobs; without it (no memfd) everything goes through the pipe.
+    arena_fd_ = ::memfd_create("kgb-arena", MFD_CLOEXEC);
+    opts.shared_memory_fd = arena_fd_;
     auto child = ChildProcess::spawn(opts);
     if (!child) return child.error();
     child_ = std::move(*child);
@@ -155,14 +168,25 @@ class RunnerSession {
   Result<wire::JobResult> run(const wire::Job& job, double timeout, size_t result_limit, double* wall_seconds) {
     auto start = Clock::now();
     auto deadline = deadline_after(timeout);
-    const wire::EncodedJob encoded = wire::encode_job_pieces(job);
+    // Large arrays go through the shared memory: copied once, in parallel,
+    // instead of several times through the pipe.
+    wire::Job to_send = job;  // spans only
+    wire::ArenaLayout layout;
+    if (auto l = place_in_arena(job)) {
+      layout = *l;
+      to_send.arena_bytes = layout.total();
+    }
+    const wire::EncodedJob encoded = wire::encode_job_pieces(to_send);
     auto sent = child_->send(wire::MessageType::Job, encoded.pieces, deadline);
     if (!sent) return sent.error();
     auto reply = child_->receive(deadline, result_limit + (1 << 20));
     if (wall_seconds) *wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (!reply) return reply.error();
     wire::JobResult result;
-    if (reply->first != wire::MessageType::Result || !wire::decode_result(reply->second, result, result_limit))
+    std::span<const std::byte> arena;
+    if (to_send.arena_bytes > 0) arena = {arena_map_, arena_size_};
+    if (reply->first != wire::MessageType::Result ||
+        !wire::decode_result(reply->second, result, result_limit, arena, layout.outputs_begin))
       return make_error("child.protocol", "the runner's result is malformed");
     return result;
   }
@@ -189,6 +213,48 @@ class RunnerSession {
   const Platform& platform_;
   std::filesystem::path executable_, work_dir_;
   std::unique_ptr<ChildProcess> child_;
+  int arena_fd_ = -1;
+  std::byte* arena_map_ = nullptr;
+  size_t arena_size_ = 0;
+
+  // Copies the job's arrays into the arena (grown as needed) and returns
+  // where they are; nullopt when the job is small or there is no arena.
+  std::optional<wire::ArenaLayout> place_in_arena(const wire::Job& job) {
+    constexpr uint64_t kWorthIt = 1 << 20;
+    uint64_t input_bytes = 0;
+    std::vector<std::vector<uint64_t>> lengths;
+    for (const auto& set : job.sets) {
+      lengths.emplace_back();
+      for (const auto& bytes : set) {
+        lengths.back().push_back(bytes.size());
+        input_bytes += bytes.size();
+      }
+    }
+    if (arena_fd_ < 0 || input_bytes < kWorthIt) return std::nullopt;
+    wire::ArenaLayout layout = wire::arena_layout(job.params, lengths);
+    if (layout.total() > arena_size_) {
+      if (arena_map_) ::munmap(arena_map_, arena_size_);
+      arena_map_ = nullptr;
+      arena_size_ = 0;
+      if (::ftruncate(arena_fd_, static_cast<off_t>(layout.total())) != 0) return std::nullopt;
+      void* p = ::mmap(nullptr, layout.total(), PROT_READ | PROT_WRITE, MAP_SHARED, arena_fd_, 0);
+      if (p == MAP_FAILED) return std::nullopt;
+      arena_map_ = static_cast<std::byte*>(p);
+      arena_size_ = layout.total();
+    }
+    for (size_t s = 0; s < job.sets.size(); ++s)
+      for (size_t p = 0; p < job.sets[s].size(); ++p)
+        if (!job.sets[s][p].empty()) copy_in_parallel(arena_map_ + layout.inputs[s][p], job.sets[s][p]);
+    return layout;
+  }
+
+  static void copy_in_parallel(std::byte* to, std::span<const std::byte> from) {
+    constexpr size_t kLine = 64;  // parallel_chunks' chunks of 64 KiB lines: 4 MiB per task
+    parallel_chunks(static_cast<int64_t>((from.size() + kLine - 1) / kLine), [&](int64_t first, int64_t last) {
+      const size_t begin = static_cast<size_t>(first) * kLine, end = std::min(from.size(), static_cast<size_t>(last) * kLine);
+      std::memcpy(to + begin, from.data() + begin, end - begin);
+    });
+  }
 };
 
 size_t result_limit_for(const wire::Job& job) {

@@ -60,7 +60,7 @@ struct ChildSetup {
   bool isolate = false;
   bool drop_root = false;
   bool own_proc = false;  // in new PID + mount namespaces: mount a /proc that matches them
-  int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1, request_fd = -1, response_fd = -1, error_fd = -1;
+  int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1, request_fd = -1, response_fd = -1, error_fd = -1, arena_fd = -1;
   // The program opened by the parent: executing through the descriptor works
   // after dropping root even when a folder on its path is closed to others.
   int exe_fd = -1;
@@ -83,16 +83,27 @@ int child_main(void* arg) {
   auto* s = static_cast<ChildSetup*>(arg);
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed harness takes its runners along
+  // error_fd must survive until exec: first move it above the fd numbers
+  // that are about to be taken.
+  int moved = ::fcntl(s->error_fd, F_DUPFD_CLOEXEC, 10);
+  if (moved < 0) child_fail(s->error_fd, 3);
+  s->error_fd = moved;
+  if (s->exe_fd >= 0 && (s->exe_fd = ::fcntl(s->exe_fd, F_DUPFD_CLOEXEC, 10)) < 0) child_fail(s->error_fd, 3);
   // Move the fds into place; the CLOEXEC originals close at exec.
   if (::dup2(s->stdin_fd, 0) < 0 || ::dup2(s->stdout_fd, 1) < 0 || ::dup2(s->stderr_fd, 2) < 0) child_fail(s->error_fd, 1);
-  if (s->request_fd >= 0 && (::dup2(s->request_fd, wire::kRequestFd) < 0 || ::dup2(s->response_fd, wire::kResponseFd) < 0))
-    child_fail(s->error_fd, 2);
-  int keep_error_fd = s->error_fd;
-  // error_fd must survive until exec; move it above the protocol fds.
-  int moved = ::fcntl(keep_error_fd, F_DUPFD_CLOEXEC, 10);
-  if (moved < 0) child_fail(keep_error_fd, 3);
-  s->error_fd = moved;
-  int first_closed = s->request_fd >= 0 ? wire::kResponseFd + 1 : 3;
+  // The protocol fds first go above the targets, so that no dup2 below
+  // overwrites a source that happens to sit on another's target number.
+  int request = -1, response = -1, arena = -1;
+  if (s->request_fd >= 0) {
+    request = ::fcntl(s->request_fd, F_DUPFD_CLOEXEC, 10);
+    response = ::fcntl(s->response_fd, F_DUPFD_CLOEXEC, 10);
+    if (s->arena_fd >= 0) arena = ::fcntl(s->arena_fd, F_DUPFD_CLOEXEC, 10);
+    if (request < 0 || response < 0 || (s->arena_fd >= 0 && arena < 0)) child_fail(s->error_fd, 2);
+    if (::dup2(request, wire::kRequestFd) < 0 || ::dup2(response, wire::kResponseFd) < 0 ||
+        (arena >= 0 && ::dup2(arena, wire::kArenaFd) < 0))
+      child_fail(s->error_fd, 2);
+  }
+  int first_closed = s->request_fd < 0 ? 3 : arena >= 0 ? wire::kArenaFd + 1 : wire::kResponseFd + 1;
   for (int fd = first_closed; fd < 1024; ++fd)
     if (fd != s->error_fd && fd != s->exe_fd) ::close(fd);
   if (!s->working_dir.empty() && ::chdir(s->working_dir.c_str()) != 0) child_fail(s->error_fd, 4);
@@ -198,6 +209,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnOptions& op
   if (options.protocol_pipes) {
     setup.request_fd = req.read;
     setup.response_fd = resp.write;
+    setup.arena_fd = options.shared_memory_fd;
   }
 
   pid_t pid = -1;

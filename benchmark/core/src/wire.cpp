@@ -1,5 +1,6 @@
 #include "kgb/wire.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <unistd.h>
 
@@ -126,12 +127,31 @@ EncodedJob encode_job_pieces(const Job& job) {
     w.put<uint32_t>(static_cast<uint32_t>(set.size()));
     for (const auto& bytes : set) w.put<uint64_t>(bytes.size());
   }
+  w.put<uint64_t>(job.arena_bytes);
   out.metadata = std::move(w.buffer());
   out.pieces.push_back(out.metadata);
-  for (const auto& set : job.sets)
-    for (const auto& bytes : set)
-      if (!bytes.empty()) out.pieces.push_back(bytes);
+  if (job.arena_bytes == 0)
+    for (const auto& set : job.sets)
+      for (const auto& bytes : set)
+        if (!bytes.empty()) out.pieces.push_back(bytes);
   return out;
+}
+
+ArenaLayout arena_layout(const std::vector<ParamDesc>& params, const std::vector<std::vector<uint64_t>>& input_lengths) {
+  ArenaLayout layout;
+  uint64_t at = 0;
+  for (const auto& set : input_lengths) {
+    layout.inputs.emplace_back();
+    for (uint64_t length : set) {
+      layout.inputs.back().push_back(at);
+      at = arena_align(at + length);
+    }
+  }
+  layout.outputs_begin = at;
+  for (size_t s = 0; s < input_lengths.size(); ++s)
+    for (const auto& p : params)
+      if (p.is_tensor && static_cast<Role>(p.tensor.role) != Role::Input) layout.outputs_bytes += arena_align(p.tensor.storage_bytes());
+  return layout;
 }
 
 std::vector<std::byte> encode_job(const Job& job) {
@@ -142,7 +162,7 @@ std::vector<std::byte> encode_job(const Job& job) {
   return payload;
 }
 
-bool decode_job(const std::vector<std::byte>& payload, Job& job) {
+bool decode_job(const std::vector<std::byte>& payload, Job& job, std::span<const std::byte> arena) {
   Reader r(payload.data(), payload.size());
   uint32_t n = 0;
   if (!r.get(job.mode) || !r.get(job.poison) || !r.get(job.timing) || !r.get(n) || n > 64) return false;
@@ -162,9 +182,19 @@ bool decode_job(const std::vector<std::byte>& payload, Job& job) {
     if (!r.get(m) || m != n) return false;
     set.resize(m);
     for (auto& length : set)
-      if (!r.get(length) || length > payload.size()) return false;
+      if (!r.get(length) || length > std::max<uint64_t>(payload.size(), arena.size())) return false;
   }
+  if (!r.get(job.arena_bytes)) return false;
   job.sets.assign(sets, {});
+  if (job.arena_bytes > 0) {
+    if (arena.size() < job.arena_bytes) return false;
+    ArenaLayout layout = arena_layout(job.params, lengths);
+    if (layout.outputs_begin > arena.size()) return false;
+    for (uint32_t s = 0; s < sets; ++s)
+      for (size_t p = 0; p < lengths[s].size(); ++p)
+        job.sets[s].emplace_back(arena.data() + layout.inputs[s][p], lengths[s][p]);
+    return r.done();
+  }
   for (uint32_t s = 0; s < sets; ++s)
     for (uint64_t length : lengths[s]) {
       const std::byte* at = r.current();
@@ -186,6 +216,7 @@ void put_result_head(Writer& w, const JobResult& res) {
   w.append(res.host_times_us.data(), res.host_times_us.size() * sizeof(double));
   w.put(res.launches);
   w.put(res.library_launches);
+  w.put<uint8_t>(res.outputs_in_arena ? 1 : 0);
   w.put<uint32_t>(static_cast<uint32_t>(res.hashes.size()));
 }
 
@@ -208,7 +239,7 @@ std::vector<std::span<const std::byte>> encode_result_pieces(const JobResult& re
     for (size_t p = 0; p < res.hashes[s].size(); ++p) {
       w.put(res.hashes[s][p]);
       w.put<uint64_t>(res.outputs[s][p].size());
-      if (!res.outputs[s][p].empty()) {
+      if (!res.outputs[s][p].empty() && !res.outputs_in_arena) {
         flush();
         pieces.push_back(res.outputs[s][p]);
       }
@@ -225,7 +256,8 @@ std::vector<std::byte> encode_result(const JobResult& res) {
   return payload;
 }
 
-bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t limit) {
+bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t limit, std::span<const std::byte> arena,
+                   uint64_t outputs_begin) {
   Reader r(payload.data(), payload.size());
   uint64_t n_times = 0;
   if (!r.get(res.status) || !r.get_string(res.error, 1 << 16) || !r.get(res.child_seconds) || !r.get(n_times)) return false;
@@ -235,9 +267,12 @@ bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t
   uint64_t n_host = 0;
   if (!r.get(n_host) || n_host > 10'000'000) return false;
   res.host_times_us.resize(n_host);
+  uint8_t in_arena = 0;
   if (!r.take(res.host_times_us.data(), n_host * sizeof(double)) || !r.get(res.launches) ||
-      !r.get(res.library_launches))
+      !r.get(res.library_launches) || !r.get(in_arena))
     return false;
+  res.outputs_in_arena = in_arena != 0;
+  uint64_t arena_at = outputs_begin;
   uint32_t sets = 0;
   if (!r.get(sets) || sets > 64) return false;
   res.hashes.assign(sets, {});
@@ -247,8 +282,19 @@ bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t
     if (!r.get(m) || m > 64) return false;
     res.hashes[s].resize(m);
     res.outputs[s].resize(m);
-    for (uint32_t p = 0; p < m; ++p)
-      if (!r.get(res.hashes[s][p]) || !r.get_bytes(res.outputs[s][p], limit)) return false;
+    for (uint32_t p = 0; p < m; ++p) {
+      if (!res.outputs_in_arena) {
+        if (!r.get(res.hashes[s][p]) || !r.get_bytes(res.outputs[s][p], limit)) return false;
+        continue;
+      }
+      // Copied out once: the child may still write to the shared pages.
+      uint64_t length = 0;
+      if (!r.get(res.hashes[s][p]) || !r.get(length) || length > limit) return false;
+      if (length == 0) continue;
+      if (arena_at > arena.size() || length > arena.size() - arena_at) return false;
+      res.outputs[s][p].assign(arena.data() + arena_at, arena.data() + arena_at + length);
+      arena_at = arena_align(arena_at + length);
+    }
   }
   return r.done();
 }

@@ -42,6 +42,7 @@ struct SpawnOptions {
   std::optional<ProcessLimits> limits;
   bool isolate = false;         // namespaces where permitted, drop root, no new privileges
   bool protocol_pipes = false;  // request pipe on fd 3, response pipe on fd 4
+  int shared_memory_fd = -1;    // with protocol_pipes: a memfd the child gets as fd 5 (wire::kArenaFd)
   size_t capture_limit = 64 * 1024;  // bytes kept per stream; the rest is drained and counted
 };
 

@@ -18,6 +18,9 @@ namespace kgb::wire {
 inline constexpr uint32_t kMagic = 0x3142474B;  // "KGB1"
 inline constexpr int kRequestFd = 3;
 inline constexpr int kResponseFd = 4;
+// Shared memory for large arrays (optional): a memfd the parent sizes and
+// fills, mapped by both sides, so hundreds of MB of tensors need no pipe.
+inline constexpr int kArenaFd = 5;
 
 enum class MessageType : uint32_t { Hello = 1, Ready = 2, Job = 3, Result = 4, Bye = 5, Fatal = 6 };
 enum class JobMode : uint32_t { Check = 1, Time = 2 };
@@ -63,9 +66,24 @@ struct Job {
   std::vector<ParamDesc> params;
   // sets[s][p]: storage bytes of input/inout tensor p in input set s (empty for
   // outputs and scalars). Borrowed, never copied: the parent points at its host
-  // tensors, the runner at the received payload; both outlive the job.
+  // tensors, the runner at the received payload or arena; both outlive the job.
   std::vector<std::vector<std::span<const std::byte>>> sets;
+  // Non-zero: the arrays travel in the arena (at arena_layout's offsets), not
+  // in the message, and the runner puts the outputs there too. The arena is
+  // at least this large.
+  uint64_t arena_bytes = 0;
 };
+
+// Where the arrays of a job lie in the arena: inputs in (set, parameter)
+// order, each 64-byte aligned, then the outputs in the same order.
+struct ArenaLayout {
+  std::vector<std::vector<uint64_t>> inputs;  // [set][param] offset (meaningless for empty arrays)
+  uint64_t outputs_begin = 0;
+  uint64_t outputs_bytes = 0;  // room for every output/in-place storage of every set
+  uint64_t total() const { return outputs_begin + outputs_bytes; }
+};
+inline uint64_t arena_align(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
+ArenaLayout arena_layout(const std::vector<ParamDesc>& params, const std::vector<std::vector<uint64_t>>& input_lengths);
 
 struct JobResult {
   int32_t status = 0;      // the kernel's return value (first non-zero seen)
@@ -79,6 +97,9 @@ struct JobResult {
   // of output/inout storage (empty for inputs).
   std::vector<std::vector<uint64_t>> hashes;
   std::vector<std::vector<std::vector<std::byte>>> outputs;
+  // The output bytes were written to the arena (from outputs_begin, in order)
+  // and only their lengths travel in the message.
+  bool outputs_in_arena = false;
 };
 
 struct Ready {
@@ -141,13 +162,16 @@ struct EncodedJob {
 };
 EncodedJob encode_job_pieces(const Job& job);
 std::vector<std::byte> encode_job(const Job& job);  // the same payload in one buffer
-// The decoded job's sets point into `payload`, which must outlive it.
-bool decode_job(const std::vector<std::byte>& payload, Job& job);
+// The decoded job's sets point into `payload` (or `arena` for an arena job),
+// which must outlive it.
+bool decode_job(const std::vector<std::byte>& payload, Job& job, std::span<const std::byte> arena = {});
 std::vector<std::byte> encode_result(const JobResult& r);
 // The same payload as pieces: the output arrays are borrowed from `r`.
 std::vector<std::span<const std::byte>> encode_result_pieces(const JobResult& r, std::vector<std::vector<std::byte>>& scratch);
 // `limit` caps every byte array the parent accepts (a hostile child cannot make it allocate more).
-bool decode_result(const std::vector<std::byte>& payload, JobResult& r, size_t limit);
+// Outputs left in the arena are copied out of `arena`, from `outputs_begin`.
+bool decode_result(const std::vector<std::byte>& payload, JobResult& r, size_t limit,
+                   std::span<const std::byte> arena = {}, uint64_t outputs_begin = 0);
 
 // Blocking helpers for the runner side (the parent uses its own deadline-aware I/O).
 bool write_frame(int fd, MessageType type, const std::vector<std::byte>& payload);
