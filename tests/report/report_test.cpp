@@ -289,6 +289,10 @@ TEST_CASE("HTML: self-contained, escaped, one SVG per chart") {
   CHECK(count(html, "<details class=\"task\"") == 6);
   CHECK(html.find("error: &#39;n&#39; was not declared") != std::string::npos);
   CHECK(html.find("final kernel") != std::string::npos);
+  // Sub-rows keep their indentation; overlapping budget curves stay apart.
+  CHECK(html.find("<td>&nbsp;&nbsp;&nbsp;&nbsp;input (uncached / cached)</td>") != std::string::npos);
+  CHECK(html.find("class=\"curve\" d=\"") != std::string::npos);
+  CHECK(html.find("stroke-dasharray=\"7 4\"") != std::string::npos);  // the second run's curves
   // Sortable tables and definitions.
   CHECK(html.find("class=\"sortable\"") != std::string::npos);
   for (const auto& d : metric_definitions()) CHECK(html.find(d.name) != std::string::npos);

@@ -16,22 +16,24 @@
 # (default: a temporary folder).
 set -eu
 
-build=${1:?usage: tests/report/screenshot.sh BUILD_DIR [OUTPUT_PNG] [WORK_DIR]}
+build=$(cd "${1:?usage: tests/report/screenshot.sh BUILD_DIR [OUTPUT_PNG] [WORK_DIR]}" && pwd)
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-output=${2:-$source_dir/docs/report-screenshot.png}
-work=${3:-$(mktemp -d)}
+output=$(realpath -m "${2:-$source_dir/docs/report-screenshot.png}")
+work=$(realpath -m "${3:-$(mktemp -d)}")
 kgb=$build/agent/cli/kgb
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -x "$kgb" ] || { echo "no kgb at $kgb (build the kgb target)" >&2; exit 2; }
 [ -n "$browser" ] || { echo "chromium is not installed" >&2; exit 2; }
 
 mkdir -p "$work"
-store=$work/runs.db
+# Relative names from here on: the report shows the store's name as given.
+cd "$work"
+store=runs.db
 rm -f "$store" "$store-wal" "$store-shm"
 tasks='vllm/*,blas/saxpy,aten/add,aten/softmax'
 # Cases with a '1' in their name: a few small correctness cases (size1,
 # rank1_*) and most performance cases of these tasks.
-cat > "$work/experiment.toml" <<'EOF'
+cat > experiment.toml <<'EOF'
 [evaluation]
 cases = "*1*"
 time_budget_seconds = 0.2
@@ -42,7 +44,7 @@ output = 4.0
 EOF
 
 run() {
-  "$kgb" run --config "$work/experiment.toml" --provider oracle --tasks "$tasks" --store "$store" \
+  "$kgb" run --config experiment.toml --provider oracle --tasks "$tasks" --store "$store" \
     --seed 7 --concurrency 2 --jobs 2 --quiet "$@"
 }
 faults='--policy refine --oracle-compile-errors 1 --oracle-wrong-results 1'
@@ -58,8 +60,8 @@ if [ -f "$build/backends/cross/aarch64/libkgb_runner_cpu.a" ] && command -v qemu
 fi
 
 # shellcheck disable=SC2086
-"$kgb" report $runs --store "$store" --format html --out "$work/report.html"
+"$kgb" report $runs --store "$store" --format html --out report.html
 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-  --user-data-dir="$work/chromium" --window-size=1280,1700 --screenshot="$output" "file://$work/report.html" 2>/dev/null
+  --user-data-dir="$work/chromium" --window-size=1280,1570 --screenshot="$output" "file://$work/report.html" 2>/dev/null
 echo "report: $work/report.html"
 echo "screenshot: $output"

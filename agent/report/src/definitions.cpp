@@ -15,8 +15,8 @@ const std::vector<Definition>& metric_definitions() {
        "1 - prod_{i=n-c+1..n}(1 - k/i) and averaged over the tasks with at least k samples. A sample is an attempt "
        "(--samples), or one iteration of the sample policy."},
       {"any-of-K rounds",
-       "the seed system's pass@k, a different quantity: the share of attempts whose first correct kernel came within "
-       "their first K iterations of refinement."},
+       "what iterative-refinement harnesses (the Python KernelGenBench among them) report as pass@k, a different "
+       "quantity: the share of attempts whose first correct kernel came within their first K iterations of refinement."},
       {"speedup",
        "per performance case: baseline median time / candidate median time on the same inputs; per task: the geometric "
        "mean over its performance cases (fastest solved attempt); per run: the geometric mean over the solved, timed "

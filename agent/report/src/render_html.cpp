@@ -123,6 +123,16 @@ const char* kScript = R"JS(
 })();
 )JS";
 
+// A cell's text, escaped, its leading spaces (sub-rows such as "  input")
+// kept as no-break spaces so HTML does not collapse them.
+std::string indented(const std::string& cell) {
+  const size_t start = cell.find_first_not_of(' ');
+  if (start == 0 || start == std::string::npos) return escape(cell);
+  std::string out;
+  for (size_t i = 0; i < start; ++i) out += "&nbsp;&nbsp;";
+  return out + escape(cell.substr(start));
+}
+
 std::string table_html(const TextTable& t, bool sortable) {
   std::ostringstream out;
   out << "<div class=\"table-wrap\"><table" << (sortable ? " class=\"sortable\"" : "") << ">";
@@ -134,7 +144,7 @@ std::string table_html(const TextTable& t, bool sortable) {
   for (const auto& row : t.rows) {
     out << "<tr>";
     for (size_t c = 0; c < t.header.size(); ++c)
-      out << "<td" << (c < t.numeric.size() && t.numeric[c] ? " class=\"num\"" : "") << ">" << escape(c < row.size() ? row[c] : "") << "</td>";
+      out << "<td" << (c < t.numeric.size() && t.numeric[c] ? " class=\"num\"" : "") << ">" << indented(c < row.size() ? row[c] : "") << "</td>";
     out << "</tr>";
   }
   out << "</tbody></table></div>";

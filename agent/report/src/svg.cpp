@@ -252,7 +252,12 @@ std::string step_curves(const CurveChart& c) {
       acc = a;
     }
     d += " H" + num(sx(x_hi));
-    out << "<path class=\"curve\" d=\"" << d << "\" stroke=\"" << color(i) << "\"><title>" << escape(c.curves[i].name + ": " + fmt::percent(acc) + " at the largest budget") << "</title></path>";
+    // Runs often share steps (same tasks solved at the same cost): a dash
+    // pattern per curve keeps the ones drawn underneath visible.
+    static const char* const dashes[] = {"", "7 4", "2 3", "9 3 2 3"};
+    const char* dash = dashes[i % 4];
+    out << "<path class=\"curve\" d=\"" << d << "\" stroke=\"" << color(i) << "\""
+        << (*dash ? std::string(" stroke-dasharray=\"") + dash + "\"" : std::string()) << "><title>" << escape(c.curves[i].name + ": " + fmt::percent(acc) + " at the largest budget") << "</title></path>";
     for (const auto& [b, a] : c.curves[i].points)
       out << "<circle cx=\"" << num(sx(c.log_x && b <= 0 ? x_lo : b)) << "\" cy=\"" << num(sy(a)) << "\" r=\"3\" fill=\"" << color(i)
           << "\"><title>" << escape(c.curves[i].name + ": " + fmt::percent(a) + " within " + (c.dollars ? fmt::usd(b) : fmt::count(b)))

@@ -29,9 +29,9 @@ struct TaskSamples {
 };
 std::optional<double> mean_pass_at_k(const std::vector<TaskSamples>& tasks, int k);
 
-// "Any of K rounds" (the seed system's pass@k, a different quantity): the
-// share of trajectories whose first correct kernel came in one of the first K
-// iterations (rounds) of iterative refinement. `first_success` holds, per
+// "Any of K rounds" (what the Python KernelGenBench reports as pass@k, a
+// different quantity): the share of trajectories whose first correct kernel
+// came in one of the first K iterations (rounds) of iterative refinement. `first_success` holds, per
 // trajectory, the 1-based round of its first success (nullopt: never).
 double any_of_k_rounds(const std::vector<std::optional<int>>& first_success, int k);
 
