@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "agent_fixtures.h"
 #include "kgb/agent/policy.h"
@@ -341,4 +342,49 @@ TEST_CASE("a stop request ends the run cleanly and a resume finishes it without 
   const auto replayed = obs2.iterations();
   REQUIRE(!replayed.empty());
   CHECK(replayed[0].replayed);
+}
+
+TEST_CASE("on a CPU platform a timing job runs alone: no compile or check of another attempt overlaps it") {
+  // Tools that take a while and record what runs at the same time as what.
+  struct OverlapTools final : agent::ToolBackend {
+    std::atomic<int> untimed{0}, timed{0}, overlaps{0}, timed_jobs{0}, most_untimed{0};
+    bool lint_available() const override { return false; }
+    LintOutcome lint(const std::string&, const Task&, const Platform&) override { return {}; }
+    CompileOutput compile(const std::string&, const Task&, const Platform&) override { return {}; }
+    Verdict evaluate(const std::string&, const Task& task, const Platform& platform, const EvalOptions& options) override {
+      std::atomic<int>& mine = options.time ? timed : untimed;
+      const int now = ++mine;
+      if (!options.time) most_untimed = std::max(most_untimed.load(), now);
+      if (options.time) ++timed_jobs;
+      for (int i = 0; i < 20; ++i) {
+        if (timed > 0 && untimed > 0) ++overlaps;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      --mine;
+      Verdict v;
+      v.task = task.id;
+      v.platform = platform.name;
+      v.outcome = Outcome::Passed;
+      v.stage = Stage::Done;
+      v.summary = "passed";
+      return v;
+    }
+  };
+  auto tools = std::make_shared<OverlapTools>();
+  const std::string dir = fresh_dir("timing-alone");
+  agent::RunOptions o;
+  o.config = oracle_config(dir + "/runs.db", "blas/saxpy,vllm/silu_and_mul,vllm/rms_norm,aten/add", 0, 0);
+  o.config.policy = "sample";
+  o.config.policies["sample"] = {{"n", 2}};
+  o.config.concurrency = 4;
+  o.config.evaluation.jobs = 2;
+  o.config.evaluation.time = true;
+  o.config.oracle.latency_min_ms = 0;  // replies spread out, so checks arrive while others are timed
+  o.config.oracle.latency_max_ms = 1000;
+  o.tools = tools;
+  const agent::RunSummary s = run_to_end(o);
+  CHECK(s.attempts_solved == 4);
+  CHECK(tools->timed_jobs.load() == 8);  // every sample is correct, so every one is profiled
+  CHECK(tools->overlaps.load() == 0);
+  MESSAGE("most checks at once: " << tools->most_untimed.load());
 }

@@ -8,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <sstream>
+#include <vector>
 
 #include "engine.h"
 #include "kgb/llm/provider.h"
@@ -372,8 +373,16 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
     if (!co_await run.device_slots->acquire()) throw AttemptInterrupted("the run is stopping");
     device = SemaphoreUnit(run.device_slots.get());
   }
-  if (!co_await run.job_slots->acquire()) throw AttemptInterrupted("the run is stopping");
-  SemaphoreUnit job(run.job_slots.get());
+  // On a CPU platform the device is the host's cores: a timing job takes every
+  // job slot, so no compile or check of another attempt runs while it times.
+  // Timing jobs are one at a time (the device slot), so taking the slots one
+  // by one cannot deadlock; FIFO waiting puts it ahead of later jobs.
+  const int slots = timing && run.platform.backend == "cpu" ? run.jobs : 1;
+  std::vector<SemaphoreUnit> job_units;
+  for (int i = 0; i < slots; ++i) {
+    if (!co_await run.job_slots->acquire()) throw AttemptInterrupted("the run is stopping");
+    job_units.emplace_back(run.job_slots.get());
+  }
   if (run.stopping) throw AttemptInterrupted("the run is stopping");
 
   store::ToolCallRecord rec;
@@ -404,7 +413,7 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
   --run.jobs_running;
   result.seconds = seconds_since(started);
   result.kernel = *sha;
-  job.reset();
+  job_units.clear();
   device.reset();
 
   rec.status = "done";

@@ -41,6 +41,7 @@ struct RunState {
   std::unique_ptr<AsyncSemaphore> llm_slots;     // LLM requests per provider
   std::unique_ptr<AsyncSemaphore> device_slots;  // timing jobs on the device
   std::unique_ptr<AsyncSemaphore> job_slots;     // compile/evaluate jobs (= pool threads)
+  int jobs = 1;                                  // units of job_slots
 
   Spend run_spend;           // recorded, all sessions (wall_seconds: previous sessions)
   Spend run_reserved;        // calls in flight: prompt estimate + output cap

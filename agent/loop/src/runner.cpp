@@ -458,6 +458,7 @@ Result<RunSummary> execute_run(RunOptions o) {
                                                                           : st.config.concurrency);
   st.device_slots = std::make_unique<AsyncSemaphore>(io.get_executor(), 1);
   st.job_slots = std::make_unique<AsyncSemaphore>(io.get_executor(), jobs);
+  st.jobs = jobs;
 
   // The in-process oracle: a real HTTP server on an ephemeral port.
   std::unique_ptr<oracle::OracleServer> oracle_server;

@@ -3,7 +3,8 @@
 //   attempts in flight       RunConfig::concurrency
 //   LLM requests             ProviderSettings::max_concurrent (per provider)
 //   compile/evaluate jobs    EvaluationSettings::jobs (default: the cores), on a thread pool
-//   timing jobs              one per device (the platform), so timings never overlap
+//   timing jobs              one per device (the platform), so timings never overlap;
+//                            on a CPU platform a timing job also takes every job slot
 // Everything is recorded in the run store as it happens; a run killed at any
 // point resumes with execute_run(resume = id). SIGINT/SIGTERM (or `stop`)
 // stop it cleanly: no new steps start, LLM calls in flight are cancelled,
