@@ -117,5 +117,5 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
     if (unavailable_backends.count(backend) && backend != "cpu" && backend != "opencl") continue;
     CHECK(linted_by_backend[backend] > 0);
   }
-  for (const char* backend : {"cpu", "cuda", "opencl", "hip"}) MESSAGE(backend << ": " << linted_by_backend[backend]);
+  for (const std::string backend : {"cpu", "cuda", "opencl", "hip"}) MESSAGE(backend << ": " << linted_by_backend[backend]);
 }
