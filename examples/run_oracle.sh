@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 kgb="$build/agent/cli/kgb"
-out=runs/example
+out="$build/example-runs"  # inside the build folder, out of the source tree
 mkdir -p "$out"
 
 "$kgb" run --config examples/experiment.toml --store "$out/runs.db" --run-id example-refine --samples 1 --no-time
