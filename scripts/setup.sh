@@ -19,9 +19,10 @@ packages=(
   libboost1.81-dev libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev
   libtomlplusplus-dev libsqlite3-dev
   libopenblas-dev libtorch-dev
-  clang-19 libclang-19-dev llvm-19-dev
+  clang-19 libclang-19-dev llvm-19-dev libomp-19-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libclblast-dev
   g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user
+  chromium
   hipcc libamdhip64-dev rocm-device-libs
 )
 missing=()
@@ -34,9 +35,6 @@ if (( ${#missing[@]} )); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# kgb lint (Clang libTooling, issue 3) is work in progress: its fixture tests do not
-# pass yet, so it is configured OFF here (-DKGB_WITH_CLANG_TOOLING=ON builds it).
-
 # CUDA is not a Debian package here: use the toolkit when one is installed.
 cuda_flag=-DKGB_WITH_CUDA=OFF
 if [[ -x /usr/local/cuda/bin/nvcc ]]; then
@@ -46,11 +44,14 @@ fi
 
 echo "== configuring and building (build/)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$cuda_flag" \
-  -DKGB_BUILD_AGENT=ON -DKGB_WITH_CLANG_TOOLING=OFF -DKGB_WITH_TORCH=ON -DKGB_WITH_OPENBLAS=ON -DKGB_WITH_OPENCL=ON > build-configure.log 2>&1 || {
+  -DKGB_BUILD_AGENT=ON -DKGB_WITH_AGENT_LOOP=ON -DKGB_WITH_CLANG_TOOLING=ON -DKGB_WITH_TORCH=ON -DKGB_WITH_OPENBLAS=ON -DKGB_WITH_OPENCL=ON > build-configure.log 2>&1 || {
   cat build-configure.log; exit 1; }
 ninja -C build -j"$(nproc)"
 
 if (( run_main_job )); then
-  echo "== main job: kgb validate on cpu-x86_64 (every bundled task, reference sanity, solution vs baseline)"
-  build/agent/cli/kgb validate --platform cpu-x86_64
+  echo "== main job: kgb run --policy refine against the offline oracle model on cpu-x86_64"
+  echo "   (every bundled task; the oracle's first answer per task does not compile and its second"
+  echo "   computes a wrong result, so each failure is fed back and fixed; correct kernels are timed)"
+  build/agent/cli/kgb run --policy refine --provider oracle --platform cpu-x86_64 \
+    --oracle-compile-errors 1 --oracle-wrong-results 1 --time-budget 0.2 --store build/runs.db
 fi

@@ -10,7 +10,7 @@ if [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH
 if [[ ! -f build/build.ninja ]]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     "-DKGB_WITH_CUDA=$([[ -x /usr/local/cuda/bin/nvcc ]] && echo ON || echo OFF)" \
-    -DKGB_BUILD_AGENT=ON -DKGB_WITH_CLANG_TOOLING=OFF -DKGB_WITH_TORCH=ON -DKGB_WITH_OPENBLAS=ON -DKGB_WITH_OPENCL=ON
+    -DKGB_BUILD_AGENT=ON -DKGB_WITH_AGENT_LOOP=ON -DKGB_WITH_CLANG_TOOLING=ON -DKGB_WITH_TORCH=ON -DKGB_WITH_OPENBLAS=ON -DKGB_WITH_OPENCL=ON
 fi
 ninja -C build -j"$(nproc)"
 cd build
