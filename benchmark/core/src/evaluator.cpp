@@ -11,6 +11,9 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <condition_variable>
+#include <mutex>
+#include <stop_token>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -499,6 +502,98 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
   return out;
 }
 
+namespace {
+
+// Inputs and references of the performance cases, built on a background
+// thread, in timing order, from the start of the compile on: on a GPU host
+// this work is as long as the compile. At most `ahead` cases beyond those
+// already timed are built, which bounds memory and, with ahead = 0 on CPU
+// platforms, keeps the work off the cores while a case is being timed.
+class PerfCasePreparer {
+ public:
+  struct Prepared {
+    std::string label;
+    const Case* spec = nullptr;
+    DType dtype = DType::F32;
+    std::vector<CaseInstance> sets;
+    std::vector<std::map<std::string, HostTensor>> expected;
+    std::string error;  // the case cannot be built (a task bug): infrastructure error
+  };
+
+  PerfCasePreparer(const Task& task, const EvalOptions& options, uint64_t run_seed, int ahead) : ahead_(ahead) {
+    for (const auto& c : task.performance) {
+      if (!case_selected(options, c)) continue;
+      for (DType dt : case_dtypes(task, c)) {
+        Prepared p;
+        p.label = c.name + "/" + std::string(dtype_name(dt));
+        p.spec = &c;
+        p.dtype = dt;
+        items_.push_back(std::move(p));
+      }
+    }
+    ready_.assign(items_.size(), false);
+    const int sets = std::max(1, options.rotating_sets);
+    worker_ = std::jthread([this, &task, sets, run_seed](std::stop_token stop) {
+      for (size_t i = 0; i < items_.size(); ++i) {
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return stop.stop_requested() || static_cast<int64_t>(i) <= finished_ + ahead_; });
+          if (stop.stop_requested()) return;
+        }
+        Prepared& p = items_[i];  // only this thread touches it until it is marked ready
+        for (int s = 0; s < sets && p.error.empty() && !stop.stop_requested(); ++s) {
+          auto inst = instantiate_case(task, *p.spec, p.dtype, derive_seed(run_seed, task.id + "|perf|" + p.label + "#" + std::to_string(s)));
+          if (!inst) {
+            p.error = "the task's performance case cannot be built: " + inst.error().message;
+            break;
+          }
+          auto ref = run_reference(*inst);
+          if (!ref) {
+            p.error = ref.error().message;
+            break;
+          }
+          p.sets.push_back(std::move(*inst));
+          p.expected.push_back(std::move(*ref));
+        }
+        std::lock_guard lock(mutex_);
+        ready_[i] = true;
+        changed_.notify_all();
+      }
+    });
+  }
+  ~PerfCasePreparer() {
+    worker_.request_stop();
+    std::lock_guard lock(mutex_);
+    changed_.notify_all();
+  }
+
+  size_t size() const { return items_.size(); }
+
+  // Waits for case i and hands it over.
+  Prepared take(size_t i) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return ready_[i]; });
+    return std::move(items_[i]);
+  }
+  // Case i is timed: the next may be built.
+  void finished(size_t i) {
+    std::lock_guard lock(mutex_);
+    finished_ = std::max<int64_t>(finished_, static_cast<int64_t>(i) + 1);
+    changed_.notify_all();
+  }
+
+ private:
+  int ahead_;
+  std::vector<Prepared> items_;
+  std::vector<bool> ready_;
+  int64_t finished_ = 0;  // cases whose timing is over
+  std::mutex mutex_;
+  std::condition_variable_any changed_;
+  std::jthread worker_;  // last: stopped and joined before the rest goes
+};
+
+}  // namespace
+
 Verdict evaluate(const Task& task, const Platform& platform, const std::string& source, const EvalOptions& options,
                  const EvalHooks& hooks) {
   auto started = Clock::now();
@@ -557,6 +652,8 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
       baseline_missing = "none (baseline runner not built: " + platform.baseline_runner + ")";
     }
   }
+  std::optional<PerfCasePreparer> perf_cases;
+  if (timing) perf_cases.emplace(task, options, run_seed, platform.backend == "cpu" ? 0 : 1);
   auto compiled = compile_candidate(task, platform, source, work.path(), hooks);
   v.compile_seconds = compiled.seconds;
   v.diagnostics.insert(v.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
@@ -801,28 +898,19 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     req.target_rse = options.target_rse;
     req.flush_bytes = platform.backend == "cpu" ? flush_bytes_for_host() : 0;
     std::vector<double> speedups;
-    for (const auto& c : task.performance) {
-      if (!case_selected(options, c)) continue;
-      for (DType dt : case_dtypes(task, c)) {
-        std::string label = c.name + "/" + std::string(dtype_name(dt));
-        std::vector<CaseInstance> sets;
-        std::vector<std::map<std::string, HostTensor>> expected;
-        for (int s = 0; s < std::max(1, options.rotating_sets); ++s) {
-          auto inst = instantiate_case(task, c, dt, derive_seed(run_seed, task.id + "|perf|" + label + "#" + std::to_string(s)));
-          if (!inst) {
-            v.outcome = Outcome::InfraError;
-            v.summary = "the task's performance case cannot be built: " + inst.error().message;
-            return finish(v);
-          }
-          auto ref = run_reference(*inst);
-          if (!ref) {
-            v.outcome = Outcome::InfraError;
-            v.summary = ref.error().message;
-            return finish(v);
-          }
-          sets.push_back(std::move(*inst));
-          expected.push_back(std::move(*ref));
+    for (size_t pc = 0; pc < perf_cases->size(); ++pc) {
+      {
+        PerfCasePreparer::Prepared prepared = perf_cases->take(pc);
+        if (!prepared.error.empty()) {
+          v.outcome = Outcome::InfraError;
+          v.summary = prepared.error;
+          return finish(v);
         }
+        const Case& c = *prepared.spec;
+        const DType dt = prepared.dtype;
+        const std::string label = prepared.label;
+        std::vector<CaseInstance> sets = std::move(prepared.sets);
+        std::vector<std::map<std::string, HostTensor>> expected = std::move(prepared.expected);
         trace(label + ": inputs and references ready");
         std::vector<const CaseInstance*> set_ptrs;
         for (const auto& s : sets) set_ptrs.push_back(&s);
@@ -923,6 +1011,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         trace(label + ": rechecked, baseline timed");
         v.timings.push_back(std::move(ct));
       }
+      perf_cases->finished(pc);
     }
     if (baseline) baseline->finish(5);
     if (!speedups.empty()) {
