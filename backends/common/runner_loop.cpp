@@ -286,15 +286,7 @@ int serve(Device& device, KindFn implementation_kind) {
     SharedArena arena;  // mapped for this job only: the parent may resize it between jobs
     Job job;            // its input arrays point into payload or the arena
     if (!wire::decode_job(payload, job, arena.bytes())) return 95;
-    uint64_t outputs_begin = 0;
-    if (job.arena_bytes > 0) {
-      std::vector<std::vector<uint64_t>> lengths;
-      for (const auto& set : job.sets) {
-        lengths.emplace_back();
-        for (const auto& bytes : set) lengths.back().push_back(bytes.size());
-      }
-      outputs_begin = wire::arena_layout(job.params, lengths).outputs_begin;
-    }
+    const uint64_t outputs_begin = job.arena_bytes > 0 ? wire::arena_layout(job).outputs_begin : 0;
     JobResult result = job.mode == JobMode::Time ? run_time(device, fn, job) : run_check(device, fn, job);
     job.sets.clear();
     if (job.arena_bytes > 0) arena.take_outputs(outputs_begin, result);

@@ -87,9 +87,7 @@ Result<Geometry> geometry_for(const std::vector<int64_t>& sizes, const Layout& l
 void fill_gaps(HostTensor& t, std::mt19937_64& rng) {
   int64_t n = t.storage_elements();
   if (n == t.numel()) return;
-  std::vector<char> in_view(static_cast<size_t>(n), 0);
-  OffsetWalker w(t, 0);
-  for (int64_t i = 0; i < t.numel(); ++i, w.next()) in_view[static_cast<size_t>(t.offset() + w.offset())] = 1;
+  const std::vector<char> in_view = storage_in_view(t);
   HostTensor whole(t.dtype(), {n}, {1}, 0);
   whole.storage().swap(t.storage());
   const bool floating = is_floating(t.dtype()) || is_complex(t.dtype());

@@ -224,17 +224,9 @@ class RunnerSession {
   // where they are; nullopt when the job is small or there is no arena.
   std::optional<wire::ArenaLayout> place_in_arena(const wire::Job& job) {
     constexpr uint64_t kWorthIt = 1 << 20;
-    uint64_t input_bytes = 0;
-    std::vector<std::vector<uint64_t>> lengths;
-    for (const auto& set : job.sets) {
-      lengths.emplace_back();
-      for (const auto& bytes : set) {
-        lengths.back().push_back(bytes.size());
-        input_bytes += bytes.size();
-      }
-    }
-    if (arena_fd_ < 0 || input_bytes < kWorthIt) return std::nullopt;
-    wire::ArenaLayout layout = wire::arena_layout(job.params, lengths);
+    if (arena_fd_ < 0) return std::nullopt;
+    wire::ArenaLayout layout = wire::arena_layout(job);
+    if (layout.outputs_begin < kWorthIt) return std::nullopt;  // inputs (aligned) below 1 MiB
     if (layout.total() > arena_size_) {
       if (arena_map_) ::munmap(arena_map_, arena_size_);
       arena_map_ = nullptr;
@@ -302,9 +294,7 @@ int64_t gap_writes(const HostTensor& t, uint8_t poison) {
   int64_t n = t.storage_elements();
   if (n == t.numel()) return 0;
   int32_t size = dtype_size(t.dtype());
-  std::vector<char> in_view(static_cast<size_t>(n), 0);
-  OffsetWalker w(t, 0);
-  for (int64_t i = 0; i < t.numel(); ++i, w.next()) in_view[static_cast<size_t>(t.offset() + w.offset())] = 1;
+  const std::vector<char> in_view = storage_in_view(t);
   int64_t written = 0;
   const std::byte* base = t.storage().data();
   for (int64_t e = 0; e < n; ++e) {

@@ -149,6 +149,13 @@ OffsetWalker::OffsetWalker(const HostTensor& t, int64_t linear) : rank_(t.rank()
   }
 }
 
+std::vector<char> storage_in_view(const HostTensor& t) {
+  std::vector<char> in_view(static_cast<size_t>(t.storage_elements()), 0);
+  OffsetWalker w(t, 0);
+  for (int64_t i = 0; i < t.numel(); ++i, w.next()) in_view[static_cast<size_t>(t.offset() + w.offset())] = 1;
+  return in_view;
+}
+
 void parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t)>& fn, bool parallel) {
   const int64_t chunks = (n + kParallelChunk - 1) / kParallelChunk;
   const int64_t workers = parallel ? std::min<int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency())) : 1;

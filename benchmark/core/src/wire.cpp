@@ -154,6 +154,15 @@ ArenaLayout arena_layout(const std::vector<ParamDesc>& params, const std::vector
   return layout;
 }
 
+ArenaLayout arena_layout(const Job& job) {
+  std::vector<std::vector<uint64_t>> lengths;
+  for (const auto& set : job.sets) {
+    lengths.emplace_back();
+    for (const auto& bytes : set) lengths.back().push_back(bytes.size());
+  }
+  return arena_layout(job.params, lengths);
+}
+
 std::vector<std::byte> encode_job(const Job& job) {
   EncodedJob e = encode_job_pieces(job);
   std::vector<std::byte> payload;

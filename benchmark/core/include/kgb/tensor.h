@@ -171,6 +171,10 @@ class OffsetWalker {
   int64_t index_[KGB_MAX_RANK] = {}, sizes_[KGB_MAX_RANK] = {}, strides_[KGB_MAX_RANK] = {};
 };
 
+// One flag per storage element: 1 where the view has an element. The gaps
+// of padded or stepped storage are the zeros.
+std::vector<char> storage_in_view(const HostTensor& t);
+
 // Runs fn(first, last) over [0, n) in fixed-size chunks on all cores. The
 // chunking does not depend on the core count, so per-chunk work seeded by
 // the chunk number gives the same result on every machine.

@@ -84,6 +84,7 @@ struct ArenaLayout {
 };
 inline uint64_t arena_align(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
 ArenaLayout arena_layout(const std::vector<ParamDesc>& params, const std::vector<std::vector<uint64_t>>& input_lengths);
+ArenaLayout arena_layout(const Job& job);  // from the lengths of job.sets
 
 struct JobResult {
   int32_t status = 0;      // the kernel's return value (first non-zero seen)
