@@ -4,14 +4,18 @@
 #include "kgb/llm/http_client.h"
 
 #include <algorithm>
-#include <array>
+#include <memory>
+#include <tuple>
+#include <type_traits>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
 
 #include "http_internal.h"
+#include "kgb/llm/http_body.h"
 
 namespace kgb::llm {
 
@@ -76,6 +80,54 @@ using namespace detail;
 namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+// Bounds the reads of a body without a timer operation per read: reads only
+// record progress, and the timer, when it fires, re-arms itself at the
+// moment the idle limit would really pass. On expiry it closes the connection.
+class ReadWatchdog : public std::enable_shared_from_this<ReadWatchdog> {
+ public:
+  ReadWatchdog(const asio::any_io_executor& executor, std::chrono::milliseconds idle, Clock::time_point deadline,
+               std::function<void()> on_expiry)
+      : timer_(executor), idle_(idle), deadline_(deadline), last_(Clock::now()), on_expiry_(std::move(on_expiry)) {}
+
+  bool expired() const { return last_ >= deadline_; }
+  void start() { arm(); }
+  void progress() { last_ = Clock::now(); }
+  void stop() {
+    stopped_ = true;
+    timer_.cancel();
+  }
+  bool fired() const { return fired_; }
+  bool deadline_bound() const { return deadline_bound_; }
+
+ private:
+  Clock::time_point due() const {
+    const Clock::time_point idle_end = idle_.count() > 0 && last_ < Clock::time_point::max() - idle_ ? last_ + idle_
+                                                                                                      : Clock::time_point::max();
+    return std::min(idle_end, deadline_);
+  }
+  void arm() {
+    timer_.expires_at(due());
+    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->stopped_) return;
+      const auto now = Clock::now();
+      if (now < self->due()) {
+        self->arm();  // there was progress since the timer was set
+        return;
+      }
+      self->fired_ = true;
+      self->deadline_bound_ = now >= self->deadline_;
+      self->on_expiry_();
+    });
+  }
+
+  asio::steady_timer timer_;
+  std::chrono::milliseconds idle_;
+  Clock::time_point deadline_;
+  Clock::time_point last_;
+  std::function<void()> on_expiry_;
+  bool stopped_ = false, fired_ = false, deadline_bound_ = false;
+};
 
 bool is_stale_connection_error(const boost::system::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
@@ -163,39 +215,104 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& conn, co
   }
 
   const bool to_sink = options.on_body && ex.response.status >= 200 && ex.response.status < 300;
-  std::array<char, 16384> chunk;
-  while (!parser.is_done()) {
-    parser.get().body().data = chunk.data();
-    parser.get().body().size = chunk.size();
-    arm = arm_stream(lowest, config.timeouts.read_idle, options.deadline);
-    if (arm.expired) {
-      ex.error = transport_error(ErrorKind::Deadline, "request deadline passed while reading the body", false);
-      co_return out;
+  if (parser.is_done()) {
+    ex.body_complete = true;
+    out.reusable = parser.keep_alive();
+    co_return out;
+  }
+  // The body is read here rather than through Beast: one read of the socket
+  // then yields every chunk and event it holds with no copy, and the idle
+  // limit is a watchdog timer re-armed lazily rather than one timer per read.
+  // A streamed answer is many small chunks; this path is the client's hot loop.
+  BodyDecoder body(parser.chunked() ? BodyDecoder::Framing::Chunked
+                   : parser.content_length() ? BodyDecoder::Framing::Length
+                                             : BodyDecoder::Framing::UntilClose,
+                   parser.content_length().value_or(0), config.max_body_bytes);
+  const BodyDecoder::Sink sink = [&](std::string_view piece) {
+    if (to_sink) return options.on_body(piece);
+    ex.response.body.append(piece);
+    return true;
+  };
+  auto finish_body = [&](BodyDecoder::Status status) {
+    ex.body_bytes = body.payload_bytes();
+    switch (status) {
+      case BodyDecoder::Status::Done: ex.body_complete = true; break;
+      case BodyDecoder::Status::Stopped: ex.stopped_by_sink = true; break;
+      case BodyDecoder::Status::TooLarge:
+        ex.error = transport_error(ErrorKind::BodyTooLarge, "response body exceeds the size limit", false);
+        break;
+      case BodyDecoder::Status::Malformed:
+        ex.error = transport_error(ErrorKind::Malformed, "invalid HTTP from the server while reading the response body: bad chunk framing", false);
+        break;
+      case BodyDecoder::Status::More: break;
     }
-    auto [read_ec, n] = co_await http::async_read(stream, conn.buffer, parser, use_tuple);
-    if (read_ec == http::error::need_buffer) read_ec = {};
+  };
+
+  // Bytes that arrived with the header come first.
+  BodyDecoder::Status status = BodyDecoder::Status::More;
+  {
+    const std::string_view early(static_cast<const char*>(conn.buffer.data().data()), conn.buffer.size());
+    std::size_t used = 0;
+    status = body.feed(early, used, sink);
+    conn.buffer.consume(used);
+  }
+  if (status != BodyDecoder::Status::More) {
+    finish_body(status);
+    out.reusable = status == BodyDecoder::Status::Done && parser.keep_alive() && conn.buffer.size() == 0;
+    co_return out;
+  }
+
+  lowest.expires_never();  // the watchdog below bounds the body reads
+  auto watchdog = std::make_shared<ReadWatchdog>(lowest.get_executor(), config.timeouts.read_idle, options.deadline,
+                                                 [&conn] { conn.close(); });
+  struct StopWatchdog {
+    ReadWatchdog& dog;
+    ~StopWatchdog() { dog.stop(); }
+  } stop_watchdog{*watchdog};
+  if (watchdog->expired()) {
+    ex.error = transport_error(ErrorKind::Deadline, "request deadline passed while reading the body", false);
+    co_return out;
+  }
+  watchdog->start();
+
+  constexpr std::size_t read_size = 64 * 1024;
+  const auto buffer = std::make_unique_for_overwrite<char[]>(read_size);
+  for (;;) {
+    boost::system::error_code read_ec;
+    std::size_t n = 0;
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>)
+      std::tie(read_ec, n) = co_await stream.socket().async_read_some(asio::buffer(buffer.get(), read_size), use_tuple);
+    else
+      std::tie(read_ec, n) = co_await stream.async_read_some(asio::buffer(buffer.get(), read_size), use_tuple);
+    watchdog->progress();
     if (op.cancelled) read_ec = asio::error::operation_aborted;
-    const std::size_t got = chunk.size() - parser.get().body().size;
-    if (got > 0) {
-      ex.body_bytes += got;
-      const std::string_view piece(chunk.data(), got);
-      if (to_sink) {
-        if (!options.on_body(piece)) {
-          ex.stopped_by_sink = true;
-          co_return out;
-        }
-      } else {
-        ex.response.body.append(piece);
+    else if (watchdog->fired()) read_ec = beast::error::timeout;
+    if (n > 0) {
+      std::size_t used = 0;
+      status = body.feed(std::string_view(buffer.get(), n), used, sink);
+      if (status != BodyDecoder::Status::More) {
+        finish_body(status);
+        // Bytes past the body would belong to a response never asked for.
+        out.reusable = status == BodyDecoder::Status::Done && parser.keep_alive() && used == n && !read_ec;
+        co_return out;
       }
     }
+    if (read_ec == asio::error::eof || read_ec == asio::ssl::error::stream_truncated) {
+      if (body.end_of_input() == BodyDecoder::Status::Done) {
+        finish_body(BodyDecoder::Status::Done);
+        co_return out;
+      }
+      read_ec = http::error::partial_message;
+    }
     if (read_ec) {
+      ex.body_bytes = body.payload_bytes();
+      Arm arm;
+      arm.op_timeout = config.timeouts.read_idle;
+      arm.deadline_bound = watchdog->deadline_bound();
       ex.error = classify_io_error(read_ec, arm, "reading the response body");
       co_return out;
     }
   }
-  ex.body_complete = true;
-  out.reusable = parser.keep_alive();
-  co_return out;
 }
 
 }  // namespace

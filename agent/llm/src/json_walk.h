@@ -1,7 +1,8 @@
-// Streaming JSON without a document: a SAX walker that reports each scalar
-// with its path. Stream decoders see one small JSON object per event, many
-// thousands per call; building a DOM for each (a std::map node per key) cost
-// more than everything else on the client's streaming path.
+// Streaming JSON without a document: a walker that reports each scalar with
+// its path. Stream decoders see one small JSON object per event, many
+// thousands per call; building a DOM for each (a std::map node per key), or
+// even running nlohmann's SAX parser (a fresh lexer and token strings per
+// event), cost more than everything else on the client's streaming path.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 namespace kgb::llm::wire {
 
@@ -26,15 +26,16 @@ struct JsonScalar {
   bool is_integer() const { return kind == Kind::Integer; }
 };
 
-class JsonWalker : public nlohmann::json_sax<nlohmann::json> {
+// A strict RFC 8259 parser (the same inputs nlohmann::json::accept takes:
+// UTF-8 checked, lone surrogates refused, nothing after the value) that keeps
+// its buffers from one walk to the next. Strings without escapes are reported
+// as views into the input, so a typical stream event costs no allocation.
+class JsonWalker {
  public:
+  virtual ~JsonWalker() = default;
+
   // Parses `text`, calling scalar()/opened()/closed(); false on malformed JSON.
-  bool walk(std::string_view text) {
-    depth_ = 0;
-    failed_ = false;
-    const bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), this, nlohmann::json::input_format_t::json, true);
-    return ok && !failed_ && depth_ == 0;
-  }
+  bool walk(std::string_view text);
 
   // The path of the value being reported matches `pattern`: keys literally,
   // "#" for any array index. Matches the whole path, not a prefix.
@@ -51,54 +52,6 @@ class JsonWalker : public nlohmann::json_sax<nlohmann::json> {
   // The array index at `level` of the current path.
   int64_t index(std::size_t level) const { return levels_[level].index; }
 
- // The SAX interface nlohmann's parser calls; not for callers.
-  bool null() override { return value({}), true; }
-  bool boolean(bool b) override {
-    JsonScalar v;
-    v.kind = JsonScalar::Kind::Bool;
-    v.boolean = b;
-    return value(v), true;
-  }
-  bool number_integer(number_integer_t n) override {
-    JsonScalar v;
-    v.kind = JsonScalar::Kind::Integer;
-    v.integer = n;
-    v.number = static_cast<double>(n);
-    return value(v), true;
-  }
-  bool number_unsigned(number_unsigned_t n) override {
-    JsonScalar v;
-    v.kind = JsonScalar::Kind::Integer;
-    v.integer = static_cast<int64_t>(n);
-    v.number = static_cast<double>(n);
-    return value(v), true;
-  }
-  bool number_float(number_float_t n, const string_t&) override {
-    JsonScalar v;
-    v.kind = JsonScalar::Kind::Float;
-    v.number = n;
-    return value(v), true;
-  }
-  bool string(string_t& s) override {
-    JsonScalar v;
-    v.kind = JsonScalar::Kind::String;
-    v.text = s;
-    return value(v), true;
-  }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return push(false), true; }
-  bool key(string_t& k) override {
-    levels_[depth_ - 1].key = k;
-    return true;
-  }
-  bool end_object() override { return pop(false), !failed_; }
-  bool start_array(std::size_t) override { return push(true), true; }
-  bool end_array() override { return pop(true), !failed_; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    failed_ = true;
-    return false;
-  }
-
  protected:
   virtual void scalar(const JsonScalar& value) = 0;
   virtual void opened(bool /*array*/) {}  // a container starts at the current path
@@ -107,38 +60,28 @@ class JsonWalker : public nlohmann::json_sax<nlohmann::json> {
  private:
   struct Level {
     bool array = false;
-    std::string key;   // objects: the current member's key
-    int64_t index = 0; // arrays: the current element
+    std::string_view key;     // objects: the current member's key
+    std::string key_storage;  // its decoded text when it had escapes
+    int64_t index = 0;        // arrays: the current element
   };
 
-  void value(const JsonScalar& v) {
-    scalar(v);
-    advance();
+  bool parse_value();
+  bool parse_string(std::string_view& out, std::string& storage);
+  bool parse_number(JsonScalar& out);
+  bool literal(std::string_view word);
+  void skip_space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t')) ++pos_;
   }
-  void advance() {
+  void report(const JsonScalar& v) {
+    scalar(v);
     if (depth_ > 0 && levels_[depth_ - 1].array) ++levels_[depth_ - 1].index;
   }
-  void push(bool array) {
-    opened(array);
-    if (levels_.size() <= depth_) levels_.emplace_back();
-    Level& level = levels_[depth_++];
-    level.array = array;
-    level.index = 0;
-    level.key.clear();
-  }
-  void pop(bool array) {
-    if (depth_ == 0) {
-      failed_ = true;
-      return;
-    }
-    --depth_;
-    closed(array);
-    advance();
-  }
 
+  std::string_view text_;
+  std::size_t pos_ = 0;
   std::vector<Level> levels_;
   std::size_t depth_ = 0;
-  bool failed_ = false;
+  std::string value_storage_;  // decoded text of a string value with escapes
 };
 
 }  // namespace kgb::llm::wire

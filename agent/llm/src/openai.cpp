@@ -63,7 +63,18 @@ class ChunkWalker final : public wire::JsonWalker {
   void reset() {
     id.clear();
     model.clear();
-    choices.clear();
+    // Choices are kept, not destroyed, so their strings keep their capacity:
+    // a delta no longer costs an allocation per event.
+    for (std::size_t i = 0; i < used; ++i) {
+      Choice& c = choices[i];
+      c.index = 0;
+      c.content.clear();
+      c.reasoning.clear();
+      c.has_content = c.has_reasoning = false;
+      c.finish_reason.clear();
+      c.tools.clear();
+    }
+    used = 0;
     has_usage = has_error = error_is_text = false;
     usage = {};
     error_type.clear();
@@ -75,7 +86,8 @@ class ChunkWalker final : public wire::JsonWalker {
   }
 
   std::string id, model;
-  std::vector<Choice> choices;
+  std::vector<Choice> choices;  // the first `used` belong to the current chunk
+  std::size_t used = 0;
   bool has_usage = false;
   Usage usage;
   bool has_error = false, error_is_text = false;
@@ -84,9 +96,11 @@ class ChunkWalker final : public wire::JsonWalker {
 
  protected:
   void opened(bool array) override {
-    if (!array && at({"choices", "#"})) choices.emplace_back();
-    else if (!array && at({"choices", "#", "delta", "tool_calls", "#"}) && !choices.empty())
-      choices.back().tools.emplace_back();
+    if (!array && at({"choices", "#"})) {
+      if (used == choices.size()) choices.emplace_back();
+      ++used;
+    } else if (!array && at({"choices", "#", "delta", "tool_calls", "#"}) && used > 0)
+      choices[used - 1].tools.emplace_back();
     else if (!array && at({"usage"})) {
       has_usage = true;
       usage = {};
@@ -118,19 +132,19 @@ class ChunkWalker final : public wire::JsonWalker {
     else if (at({"error", "type"})) error_type = text_of(v);
     else if (at({"error", "code"})) error_code = text_of(v);
     else if (at({"error", "message"})) error_message = text_of(v);
-    else if (choices.empty()) return;
-    else if (at({"choices", "#", "index"})) choices.back().index = v.integer;
-    else if (at({"choices", "#", "finish_reason"}) && v.is_string()) choices.back().finish_reason.assign(v.text);
+    else if (used == 0) return;
+    else if (at({"choices", "#", "index"})) choices[used - 1].index = v.integer;
+    else if (at({"choices", "#", "finish_reason"}) && v.is_string()) choices[used - 1].finish_reason.assign(v.text);
     else if (at({"choices", "#", "delta", "content"}) && v.is_string()) {
-      choices.back().content.assign(v.text);
-      choices.back().has_content = true;
+      choices[used - 1].content.assign(v.text);
+      choices[used - 1].has_content = true;
     } else if ((at({"choices", "#", "delta", "reasoning_content"}) || at({"choices", "#", "delta", "reasoning"})) &&
-               v.is_string() && !choices.back().has_reasoning) {
+               v.is_string() && !choices[used - 1].has_reasoning) {
       // A server sending both names sends the same text twice: keep the first.
-      choices.back().reasoning.assign(v.text);
-      choices.back().has_reasoning = !v.text.empty();
-    } else if (!choices.back().tools.empty()) {
-      ToolPiece& piece = choices.back().tools.back();
+      choices[used - 1].reasoning.assign(v.text);
+      choices[used - 1].has_reasoning = !v.text.empty();
+    } else if (!choices[used - 1].tools.empty()) {
+      ToolPiece& piece = choices[used - 1].tools.back();
       if (at({"choices", "#", "delta", "tool_calls", "#", "index"})) piece.index = v.integer;
       else if (at({"choices", "#", "delta", "tool_calls", "#", "id"}) && v.is_string()) piece.id.assign(v.text);
       else if (at({"choices", "#", "delta", "tool_calls", "#", "function", "name"}) && v.is_string()) piece.name.assign(v.text);
@@ -180,7 +194,8 @@ class OpenAiStreamDecoder final : public StreamDecoder {
     if (r.id.empty()) r.id = walker_.id;
     if (r.model.empty()) r.model = walker_.model;
     if (walker_.has_usage) r.usage = walker_.usage;
-    for (ChunkWalker::Choice& choice : walker_.choices) {
+    for (std::size_t i = 0; i < walker_.used; ++i) {
+      ChunkWalker::Choice& choice = walker_.choices[i];
       if (choice.index != 0) continue;  // n > 1 is not used by the agent
       if (choice.has_content && !choice.content.empty()) {
         r.text += choice.content;
