@@ -26,7 +26,6 @@ class CpuDevice final : public Device {
 
  private:
   std::vector<unsigned char> flush_buffer_;
-  unsigned char flush_round_ = 0;
 };
 
 }  // namespace kgb::runner

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
                         {"full verdict (+ timing 0.3 s/case, baseline)", {"--time-budget", "0.3"}}};
   for (const auto& mode : modes) {
     std::vector<double> wall, medians;
+    std::map<std::string, std::vector<double>> case_medians;  // every timed case, for its own spread
     for (int r = 0; r < runs; ++r) {
       std::vector<std::string> cmd{kgb, "eval", task_id, "--platform", platform_name, "--kernel", kernel, "--json"};
       cmd.insert(cmd.end(), mode.extra.begin(), mode.extra.end());
@@ -74,10 +76,20 @@ int main(int argc, char** argv) {
       }
       wall.push_back(s);
       double largest = 0;
-      for (const auto& t : j["timings"]) largest = std::max(largest, t["candidate"]["median_us"].get<double>());
+      std::string cases;
+      for (const auto& t : j["timings"]) {
+        const double m = t["candidate"]["median_us"].get<double>();
+        largest = std::max(largest, m);
+        case_medians[t["name"].get<std::string>()].push_back(m);
+        char line[160];
+        std::snprintf(line, sizeof line, "; %s %.1f us (IQR %.1f, n %d)", t["name"].get<std::string>().c_str(), m,
+                      t["candidate"].value("iqr_us", 0.0), t["candidate"].value("iterations", 0));
+        cases += line;
+      }
       if (largest > 0) medians.push_back(largest);
-      std::printf("  run %d: %.3f s (compile %.3f s, check %.3f s, time %.3f s)\n", r + 1, s,
-                  j["seconds"]["compile"].get<double>(), j["seconds"]["check"].get<double>(), j["seconds"]["time"].get<double>());
+      std::printf("  run %d: %.3f s (compile %.3f s, check %.3f s, time %.3f s)%s\n", r + 1, s,
+                  j["seconds"]["compile"].get<double>(), j["seconds"]["check"].get<double>(), j["seconds"]["time"].get<double>(),
+                  cases.c_str());
     }
     std::printf("%s / %s, %s: median end-to-end %.3f s over %d runs (min %.3f, max %.3f)\n", task_id.c_str(),
                 platform_name.c_str(), mode.name, median(wall), runs, *std::min_element(wall.begin(), wall.end()),
@@ -86,6 +98,10 @@ int main(int argc, char** argv) {
       double lo = *std::min_element(medians.begin(), medians.end()), hi = *std::max_element(medians.begin(), medians.end());
       std::printf("  timed median of the largest case over %d evaluations: %.1f us .. %.1f us, spread %.2f%% of the median\n",
                   runs, lo, hi, 100 * (hi - lo) / median(medians));
+    }
+    for (const auto& [name, ms] : case_medians) {
+      double lo = *std::min_element(ms.begin(), ms.end()), hi = *std::max_element(ms.begin(), ms.end());
+      std::printf("  case %s: timed median %.1f us .. %.1f us, spread %.2f%%\n", name.c_str(), lo, hi, 100 * (hi - lo) / median(ms));
     }
   }
   return 0;

@@ -2,6 +2,7 @@
 // rules, without child processes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -194,4 +195,31 @@ TEST_CASE("wire: a job whose arrays live in the arena, and results copied out of
   // A length that runs past the arena is refused, not read.
   kgb::wire::JobResult refused;
   CHECK_FALSE(kgb::wire::decode_result(payload, refused, 1 << 20, std::span<const std::byte>(arena).first(600), layout.outputs_begin));
+}
+
+TEST_CASE("large_bytes: zero-filled vectors of the asked size, huge-page advised or not") {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4095}, size_t{3} << 20, (size_t{8} << 20) + 17}) {
+    auto v = kgb::wire::large_bytes(n);
+    REQUIRE(v.size() == n);
+    CHECK(std::all_of(v.begin(), v.end(), [](std::byte b) { return b == std::byte{0}; }));
+  }
+}
+
+TEST_CASE("decode_result: outputs leave the arena through the given copy function") {
+  const std::vector<std::byte> arena(1024, std::byte{7});
+  kgb::wire::JobResult result;
+  result.hashes = {{0}};
+  result.outputs = {{std::vector<std::byte>(100, std::byte{7})}};
+  result.outputs_in_arena = true;
+  auto payload = kgb::wire::encode_result(result);
+  static int copies = 0;
+  copies = 0;
+  auto counting_copy = [](std::vector<std::byte>& to, std::span<const std::byte> from) {
+    ++copies;
+    to.assign(from.begin(), from.end());
+  };
+  kgb::wire::JobResult back;
+  REQUIRE(kgb::wire::decode_result(payload, back, 1 << 20, arena, 0, counting_copy));
+  CHECK(copies == 1);
+  CHECK(back.outputs[0][0] == result.outputs[0][0]);
 }

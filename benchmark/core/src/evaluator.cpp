@@ -11,6 +11,8 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <condition_variable>
 #include <mutex>
 #include <stop_token>
@@ -108,6 +110,32 @@ Timing timing_of(const std::vector<double>& times) {
   return t;
 }
 
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+void copy_in_parallel(std::byte* to, std::span<const std::byte> from) {
+  constexpr size_t kLine = 64;  // parallel_chunks' chunks of 64 KiB lines: 4 MiB per task
+  parallel_chunks(static_cast<int64_t>((from.size() + kLine - 1) / kLine), [&](int64_t first, int64_t last) {
+    const size_t begin = static_cast<size_t>(first) * kLine, end = std::min(from.size(), static_cast<size_t>(last) * kLine);
+    std::memcpy(to + begin, from.data() + begin, end - begin);
+  });
+}
+
+// Outputs leave the arena in parallel, into memory advised for huge pages.
+void copy_out_in_parallel(std::vector<std::byte>& to, std::span<const std::byte> from) {
+  to = wire::large_bytes(from.size());
+  copy_in_parallel(to.data(), from);
+}
+
+// One write per 4 KiB page, spread over the cores: the page faults of a fresh
+// shared mapping run in parallel instead of one after another.
+void touch_pages_in_parallel(std::byte* base, size_t bytes) {
+  constexpr size_t kLine = 64, kPage = 4096;  // chunks of 64 Ki lines: 4 MiB per task, as above
+  parallel_chunks(static_cast<int64_t>((bytes + kLine - 1) / kLine), [&](int64_t first, int64_t last) {
+    const size_t end = std::min(bytes, static_cast<size_t>(last) * kLine);
+    for (size_t at = static_cast<size_t>(first) * kLine; at < end; at += kPage) base[at] = std::byte{0};
+  });
+}
+
 // A runner process (candidate or baseline) and the conversation with it.
 class RunnerSession {
  public:
@@ -179,18 +207,24 @@ class RunnerSession {
       layout = *l;
       to_send.arena_bytes = layout.total();
     }
+    auto placed = Clock::now();
     const wire::EncodedJob encoded = wire::encode_job_pieces(to_send);
     auto sent = child_->send(wire::MessageType::Job, encoded.pieces, deadline);
     if (!sent) return sent.error();
     auto reply = child_->receive(deadline, result_limit + (1 << 20));
-    if (wall_seconds) *wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    auto replied = Clock::now();
+    if (wall_seconds) *wall_seconds = std::chrono::duration<double>(replied - start).count();
     if (!reply) return reply.error();
     wire::JobResult result;
     std::span<const std::byte> arena;
     if (to_send.arena_bytes > 0) arena = {arena_map_, arena_size_};
     if (reply->first != wire::MessageType::Result ||
-        !wire::decode_result(reply->second, result, result_limit, arena, layout.outputs_begin))
+        !wire::decode_result(reply->second, result, result_limit, arena, layout.outputs_begin, copy_out_in_parallel))
       return make_error("child.protocol", "the runner's result is malformed");
+    if (std::getenv("KGB_TRACE"))
+      std::fprintf(stderr, "kgb-trace            job: arena %.3f s, runner %.3f s (of which in the job %.3f s), read back %.3f s\n",
+                   seconds_between(start, placed), seconds_between(placed, replied), result.child_seconds,
+                   seconds_between(replied, Clock::now()));
     return result;
   }
 
@@ -236,6 +270,9 @@ class RunnerSession {
       if (p == MAP_FAILED) return std::nullopt;
       arena_map_ = static_cast<std::byte*>(p);
       arena_size_ = layout.total();
+      // The pages are allocated here, on every core, rather than one fault
+      // at a time in the runner; the runner then maps them populated.
+      touch_pages_in_parallel(arena_map_, arena_size_);
     }
     for (size_t s = 0; s < job.sets.size(); ++s)
       for (size_t p = 0; p < job.sets[s].size(); ++p)
@@ -243,13 +280,6 @@ class RunnerSession {
     return layout;
   }
 
-  static void copy_in_parallel(std::byte* to, std::span<const std::byte> from) {
-    constexpr size_t kLine = 64;  // parallel_chunks' chunks of 64 KiB lines: 4 MiB per task
-    parallel_chunks(static_cast<int64_t>((from.size() + kLine - 1) / kLine), [&](int64_t first, int64_t last) {
-      const size_t begin = static_cast<size_t>(first) * kLine, end = std::min(from.size(), static_cast<size_t>(last) * kLine);
-      std::memcpy(to + begin, from.data() + begin, end - begin);
-    });
-  }
 };
 
 size_t result_limit_for(const wire::Job& job) {
@@ -260,21 +290,35 @@ size_t result_limit_for(const wire::Job& job) {
 }
 
 // Rebuilds the kernel's view of every output (and in-place) tensor from a
-// result set. Inputs are not included: checks read them from the instance.
-std::map<std::string, HostTensor> tensors_after(const Task& task, const CaseInstance& inst, const wire::JobResult& r,
-                                                size_t set) {
+// result set, copying (const) or moving (mutable) the bytes. Inputs are not
+// included: checks read them from the instance.
+template <class SetOutputs>
+std::map<std::string, HostTensor> outputs_of(const Task& task, const CaseInstance& inst, SetOutputs& outputs) {
   std::map<std::string, HostTensor> got;
   for (size_t i = 0; i < task.params.size(); ++i) {
     const auto& p = task.params[i];
     if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
     const HostTensor& sent = inst.tensors.at(p.name);
     HostTensor& t = got.emplace(p.name, HostTensor(sent.dtype(), sent.sizes(), sent.strides(), 0, sent.offset())).first->second;
-    const auto& bytes = r.outputs[set][i];
+    auto& bytes = outputs[i];
     // A result of the wrong size keeps the sent bytes (and fails the check).
-    if (bytes.size() == sent.storage().size()) t.storage() = bytes;
-    else t.storage() = sent.storage();
+    if (bytes.size() != sent.storage().size()) t.storage() = sent.storage();
+    else if constexpr (std::is_const_v<SetOutputs>) t.storage() = bytes;
+    else t.storage() = std::move(bytes);
   }
   return got;
+}
+
+std::map<std::string, HostTensor> tensors_after(const Task& task, const CaseInstance& inst, const wire::JobResult& r,
+                                                size_t set) {
+  return outputs_of(task, inst, std::as_const(r.outputs[set]));
+}
+
+// As tensors_after, for a result looked at once: its output bytes are moved,
+// which spares a copy of every large output of a timed case.
+std::map<std::string, HostTensor> take_tensors_after(const Task& task, const CaseInstance& inst, wire::JobResult& r,
+                                                     size_t set) {
+  return outputs_of(task, inst, r.outputs[set]);
 }
 
 bool view_all_poison(const HostTensor& t, uint8_t poison) {
@@ -494,6 +538,14 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
 
 namespace {
 
+constexpr int64_t kSingleSetBytes = 64ll << 20;
+
+int64_t instance_bytes(const CaseInstance& inst) {
+  int64_t bytes = 0;
+  for (const auto& [name, t] : inst.tensors) bytes += static_cast<int64_t>(t.storage().size());
+  return bytes;
+}
+
 // Inputs and references of the performance cases, built on a background
 // thread, in timing order, from the start of the compile on: on a GPU host
 // this work is as long as the compile. At most `ahead` cases beyond those
@@ -532,6 +584,10 @@ class PerfCasePreparer {
         }
         Prepared& p = items_[i];  // only this thread touches it until it is marked ready
         for (int s = 0; s < sets && p.error.empty() && !stop.stop_requested(); ++s) {
+          // One set already far larger than any cache gains nothing from a
+          // second: caches are flushed before every timed call anyway, and the
+          // roofline floor and re-check catch a kernel that skips work.
+          if (s == 1 && instance_bytes(p.sets[0]) >= kSingleSetBytes) break;
           auto inst = instantiate_case(task, *p.spec, p.dtype, derive_seed(run_seed, task.id + "|perf|" + p.label + "#" + std::to_string(s)));
           if (!inst) {
             p.error = "the task's performance case cannot be built: " + inst.error().message;
@@ -938,16 +994,17 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         // candidate's outputs (host work only, nothing competes for the
         // device); on the CPU it runs alone, before the re-check.
         std::optional<Result<wire::JobResult>> baseline_result;
+        double baseline_wall = 0;
         std::jthread baseline_timing;  // joins on every way out of this scope
         if (baseline) {
-          auto time_baseline = [&] { baseline_result = baseline->run(job, timeout, result_limit_for(job), nullptr); };
+          auto time_baseline = [&] { baseline_result = baseline->run(job, timeout, result_limit_for(job), &baseline_wall); };
           if (platform.backend == "cpu") time_baseline();
           else baseline_timing = std::jthread(time_baseline);
         }
         // Re-check what the timed calls produced, for every rotating set.
         ct.rechecked = true;
         for (size_t s = 0; s < sets.size(); ++s) {
-          auto got = tensors_after(task, sets[s], *result, s);
+          auto got = take_tensors_after(task, sets[s], *result, s);
           CaseCheck chk = check_outputs(sets[s], expected[s], got);
           if (!chk.passed) {
             ct.rechecked = false;
@@ -955,6 +1012,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
                         "outputs of timed calls are wrong on input set " + std::to_string(s) + ": " + chk.message, label);
           }
         }
+        trace(label + ": candidate outputs re-checked");
         // L3: the reported iterations must fit the wall time the parent saw.
         double reported = std::accumulate(result->times_us.begin(), result->times_us.end(), 0.0) / 1e6;
         if (reported > wall * 1.05 + 0.01)
@@ -976,7 +1034,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
             // result would mean nothing.
             std::string wrong;
             for (size_t s = 0; s < sets.size() && wrong.empty(); ++s) {
-              CaseCheck chk = check_outputs(sets[s], expected[s], tensors_after(task, sets[s], *b, s));
+              CaseCheck chk = check_outputs(sets[s], expected[s], take_tensors_after(task, sets[s], *b, s));
               if (!chk.passed) wrong = chk.message;
             }
             ct.baseline_kind = baseline_kind;
@@ -998,7 +1056,9 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         } else if (!baseline_missing.empty()) {
           ct.baseline_kind = baseline_missing;
         }
-        trace(label + ": rechecked, baseline timed");
+        if (baseline_result && *baseline_result)
+          trace(label + ": baseline timed (runner " + std::to_string((*baseline_result)->child_seconds) + " s of " +
+                std::to_string(baseline_wall) + " s)");
         v.timings.push_back(std::move(ct));
       }
       perf_cases->finished(pc);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace kgb::wire {
@@ -29,6 +31,19 @@ uint64_t hash_bytes(const void* data, size_t n) {
   }
   h ^= h >> 29;
   return h;
+}
+
+std::vector<std::byte> large_bytes(size_t n) {
+  constexpr uintptr_t kHuge = 2u << 20;
+  std::vector<std::byte> v;
+  v.reserve(n);  // allocated, not yet touched
+  if (n >= 2 * kHuge) {
+    uintptr_t begin = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+    uintptr_t end = (reinterpret_cast<uintptr_t>(v.data()) + n) & ~(kHuge - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
+  }
+  v.resize(n);
+  return v;
 }
 
 void Writer::append(const void* p, size_t n) {
@@ -266,7 +281,7 @@ std::vector<std::byte> encode_result(const JobResult& res) {
 }
 
 bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t limit, std::span<const std::byte> arena,
-                   uint64_t outputs_begin) {
+                   uint64_t outputs_begin, CopyOut copy_out) {
   Reader r(payload.data(), payload.size());
   uint64_t n_times = 0;
   if (!r.get(res.status) || !r.get_string(res.error, 1 << 16) || !r.get(res.child_seconds) || !r.get(n_times)) return false;
@@ -301,7 +316,13 @@ bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t
       if (!r.get(res.hashes[s][p]) || !r.get(length) || length > limit) return false;
       if (length == 0) continue;
       if (arena_at > arena.size() || length > arena.size() - arena_at) return false;
-      res.outputs[s][p].assign(arena.data() + arena_at, arena.data() + arena_at + length);
+      std::span<const std::byte> from(arena.data() + arena_at, length);
+      if (copy_out) {
+        copy_out(res.outputs[s][p], from);
+      } else {
+        res.outputs[s][p] = large_bytes(length);
+        std::memcpy(res.outputs[s][p].data(), from.data(), length);
+      }
       arena_at = arena_align(arena_at + length);
     }
   }

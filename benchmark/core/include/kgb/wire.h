@@ -94,8 +94,8 @@ struct JobResult {
   std::vector<double> host_times_us;  // per timed iteration, host wall clock to a device-wide sync
   int64_t launches = -1;              // device work observed during the calls (-1: not counted)
   int64_t library_launches = -1;      // library kernels launched during the calls, not in `launches` (-1: not counted)
-  // Per set, per parameter: hash of the storage after the calls, and the bytes
-  // of output/inout storage (empty for inputs).
+  // Per set, per parameter: hash of an input's storage after the calls (check
+  // jobs; 0 otherwise), and the bytes of output/inout storage (empty for inputs).
   std::vector<std::vector<uint64_t>> hashes;
   std::vector<std::vector<std::vector<std::byte>>> outputs;
   // The output bytes were written to the arena (from outputs_begin, in order)
@@ -171,8 +171,16 @@ std::vector<std::byte> encode_result(const JobResult& r);
 std::vector<std::span<const std::byte>> encode_result_pieces(const JobResult& r, std::vector<std::vector<std::byte>>& scratch);
 // `limit` caps every byte array the parent accepts (a hostile child cannot make it allocate more).
 // Outputs left in the arena are copied out of `arena`, from `outputs_begin`.
+// Copies one output out of the arena; the default is a plain copy into
+// large_bytes(). The parent passes a parallel one.
+using CopyOut = void (*)(std::vector<std::byte>& to, std::span<const std::byte> from);
 bool decode_result(const std::vector<std::byte>& payload, JobResult& r, size_t limit,
-                   std::span<const std::byte> arena = {}, uint64_t outputs_begin = 0);
+                   std::span<const std::byte> arena = {}, uint64_t outputs_begin = 0, CopyOut copy_out = nullptr);
+
+// A zero-filled byte vector whose memory is advised for transparent huge
+// pages before it is first touched: filling 64 MiB then takes 32 page faults
+// instead of 16384.
+std::vector<std::byte> large_bytes(size_t n);
 
 // Blocking helpers for the runner side (the parent uses its own deadline-aware I/O).
 bool write_frame(int fd, MessageType type, const std::vector<std::byte>& payload);
