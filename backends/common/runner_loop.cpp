@@ -295,6 +295,7 @@ int serve(Device& device, KindFn implementation_kind) {
     if (!wire::decode_job(payload, job, arena.bytes())) return 95;
     const uint64_t outputs_begin = job.arena_bytes > 0 ? wire::arena_layout(job).outputs_begin : 0;
     JobResult result = job.mode == JobMode::Time ? run_time(device, fn, job) : run_check(device, fn, job);
+    device.idle();
     job.sets.clear();
     if (job.arena_bytes > 0) arena.take_outputs(outputs_begin, result);
     payload.clear();

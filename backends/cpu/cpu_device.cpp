@@ -9,6 +9,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+// OpenMP 5.0's pause, resolved only when the candidate links an OpenMP
+// runtime (weak: baselines without one link too).
+extern "C" int omp_pause_resource_all(int kind) __attribute__((weak));
+
 namespace kgb::runner {
 
 std::string CpuDevice::describe() const {
@@ -59,6 +63,17 @@ void CpuDevice::flush_cache(int64_t bytes) {
   const unsigned char* data = flush_buffer_.data();
   for (size_t at = 0; at < flush_buffer_.size(); at += kLine) sum += data[at];
   asm volatile("" : : "r"(sum) : "memory");
+}
+
+void CpuDevice::idle() {
+  // The platform lets OpenMP workers spin for a while after a parallel
+  // region (GOMP_SPINCOUNT), which bridges the flush and restore between
+  // timed calls: a worker that sleeps there is woken on a vCPU the host may
+  // have given away, and the medians of separate evaluations then differed
+  // by up to half. Between jobs the spinning would take cores from the parent
+  // and from a baseline being timed, so the pool is released here.
+  constexpr int kPauseSoft = 1;  // omp_pause_soft
+  if (omp_pause_resource_all) omp_pause_resource_all(kPauseSoft);
 }
 
 double CpuDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,

@@ -21,6 +21,7 @@ class CpuDevice final : public Device {
   kgb_stream stream() override { return nullptr; }
   void synchronize() override {}
   void flush_cache(int64_t bytes) override;
+  void idle() override;
   double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
                     double& host_us) override;
 

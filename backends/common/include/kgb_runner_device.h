@@ -35,6 +35,9 @@ class Device {
                             double& host_us) = 0;
   // A non-empty message when the device is in an unrecoverable state.
   virtual std::string sticky_error() { return {}; }
+  // A job is over and the runner waits for the next: release anything that
+  // would keep cores busy meanwhile (the parent or a baseline may be timing).
+  virtual void idle() {}
   // Device work items issued since the last call (kernel launches, enqueues), or -1.
   virtual int64_t take_launch_count() { return -1; }
   // Of the launches counted by the last take_launch_count(), those of library

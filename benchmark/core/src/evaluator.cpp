@@ -976,6 +976,13 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
           return finish(v);
         }
         trace(label + ": candidate timed (runner " + std::to_string(result->child_seconds) + " s of " + std::to_string(wall) + " s)");
+        if (tracing && !result->times_us.empty()) {
+          std::vector<double> sorted = result->times_us;
+          std::sort(sorted.begin(), sorted.end());
+          std::fprintf(stderr, "kgb-trace            times (us): min %.1f, p10 %.1f, p25 %.1f, median %.1f, p75 %.1f, max %.1f, n %zu\n",
+                       sorted.front(), quantile(sorted, 0.1), quantile(sorted, 0.25), quantile(sorted, 0.5), quantile(sorted, 0.75),
+                       sorted.back(), sorted.size());
+        }
         CaseTiming ct;
         ct.name = c.name;
         ct.dtype = std::string(dtype_name(dt));
