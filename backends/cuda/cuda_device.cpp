@@ -69,6 +69,7 @@ CudaDevice::CudaDevice(CudaDeviceOptions options) : options_(options) {
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal_), "cudaDeviceGetAttribute(SMs)");
   check(cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, ordinal_), "cudaDeviceGetAttribute(bus width)");
   l2_bytes_ = static_cast<size_t>(std::max(l2, 0));
+  sm_count_ = sms;
   persisting_l2_ = persisting > 0;
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
@@ -160,23 +161,29 @@ void CudaDevice::synchronize() {
 }
 
 void CudaDevice::ensure_flush_buffer(size_t bytes) {
+  bytes = (bytes + 15) / 16 * 16;
   if (flush_bytes_ >= bytes && flush_buffer_) return;
   if (flush_buffer_) check(cudaFree(flush_buffer_), "cudaFree(flush buffer)");
   flush_buffer_ = nullptr;
   flush_bytes_ = 0;
-  if (check(cudaMalloc(&flush_buffer_, bytes), "cudaMalloc(flush buffer)")) flush_bytes_ = bytes;
+  // The buffer, then one word for the flush kernel's sink.
+  if (!check(cudaMalloc(&flush_buffer_, bytes + 16), "cudaMalloc(flush buffer)")) return;
+  if (check(cudaMemsetAsync(flush_buffer_, 1, bytes + 16, stream_), "cudaMemsetAsync(flush buffer)")) flush_bytes_ = bytes;
 }
 
 void CudaDevice::flush_cache(int64_t bytes) {
   if (!error_.empty()) return;
-  // Twice the L2 (at least what the parent asked for): writing it leaves no
-  // line of the candidate's data in the cache.
+  // Twice the L2 (at least what the parent asked for): reading it leaves no
+  // line of the candidate's data in the cache, and no dirty line either.
   size_t want = std::max<size_t>(2 * l2_bytes_, bytes > 0 ? static_cast<size_t>(bytes) : 0);
   if (want == 0) want = 128ull << 20;
   ensure_flush_buffer(want);
   if (!flush_buffer_) return;
-  ++flush_round_;
-  check(cudaMemsetAsync(flush_buffer_, flush_round_, flush_bytes_, stream_), "cudaMemsetAsync(L2 flush)");
+  {
+    InternalLaunchScope internal;
+    auto* sink = reinterpret_cast<unsigned int*>(static_cast<char*>(flush_buffer_) + flush_bytes_);
+    check(enqueue_l2_flush_read(stream_, flush_buffer_, flush_bytes_, sink, 8 * std::max(sm_count_, 1)), "the L2 flush kernel");
+  }
   // Persisting lines survive ordinary traffic; return them to normal.
   if (persisting_l2_) check(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
 }

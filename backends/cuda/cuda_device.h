@@ -57,7 +57,7 @@ class CudaDevice final : public Device {
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
   size_t l2_bytes_ = 0;
-  unsigned char flush_round_ = 0;
+  int sm_count_ = 0;
   bool persisting_l2_ = false;
   volatile int* hold_flags_ = nullptr;  // [0] release, [1] timed out; host-mapped
   bool hold_enabled_ = false;

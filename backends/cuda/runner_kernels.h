@@ -14,4 +14,10 @@ namespace kgb::runner::cuda {
 cudaError_t enqueue_stream_hold(cudaStream_t stream, const volatile int* release, volatile int* timed_out,
                                 unsigned long long timeout_ns);
 
+// Enqueues a kernel that reads `bytes` of `buffer` (a multiple of 16, from
+// a 16-byte aligned start) with `blocks` blocks: an L2 flush that leaves only
+// clean lines behind, so no write-back of the flush lands in the next timed
+// kernel (a memset leaves up to the whole L2 dirty).
+cudaError_t enqueue_l2_flush_read(cudaStream_t stream, const void* buffer, size_t bytes, unsigned int* sink, int blocks);
+
 }  // namespace kgb::runner::cuda
