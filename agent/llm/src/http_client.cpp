@@ -1,6 +1,7 @@
 // HTTP/1.1 exchanges over pooled connections. Connection set-up (DNS, TCP,
-// proxy tunnel, TLS) lives in http_connect.cpp; this file sends a request on a
-// connection and reads the answer, streaming the body to a sink when asked.
+// TLS to the proxy, proxy tunnel, TLS) lives in http_connect.cpp; this file
+// sends a request on a connection and reads the answer, streaming the body to
+// a sink when asked.
 #include "kgb/llm/http_client.h"
 
 #include <algorithm>
@@ -159,7 +160,7 @@ asio::awaitable<ExchangeResult> exchange_on(Stream& stream, Connection& conn, co
     co_return out;
   }
   req.method(verb);
-  // Through a plain-HTTP proxy the request line carries the absolute URL.
+  // To an http:// origin through a proxy (no tunnel) the request line carries the absolute URL.
   req.target(conn.via_http_proxy ? request.url.to_string() : request.url.target);
   req.set(http::field::host, request.url.host_header());
   req.set(http::field::user_agent, config.user_agent);
@@ -353,10 +354,6 @@ asio::awaitable<HttpExchange> HttpClient::Impl::run(HttpRequest request, HttpCal
     co_return finish(std::move(result));
   }
   const Url* proxy = proxy_settings.proxy_for(request.url);
-  if (proxy && proxy->https()) {
-    result.error = transport_error(ErrorKind::Config, "TLS to the proxy itself (an https:// proxy URL) is not supported; use http:// for the proxy", false);
-    co_return finish(std::move(result));
-  }
 
   auto op = std::make_shared<ActiveOp>();
   uint64_t cancel_handle = 0;

@@ -1,6 +1,6 @@
-// Connection set-up: DNS with a deadline, TCP connect, a CONNECT tunnel through
-// an HTTP proxy, the TLS handshake with SNI and certificate + host-name
-// verification; and the keep-alive pool.
+// Connection set-up: DNS with a deadline, TCP connect, TLS to an https://
+// proxy, a CONNECT tunnel through the proxy, the TLS handshake with SNI and
+// certificate + host-name verification; and the keep-alive pool.
 #include <poll.h>
 
 #include <openssl/ssl.h>
@@ -90,6 +90,71 @@ std::string tls_failure_message(SSL* ssl, const boost::system::error_code& ec, c
   return "TLS handshake with " + host + " failed: " + ec.message();
 }
 
+// Client handshake on `stream` (TLS to the origin or to the proxy), with SNI
+// and certificate + host-name verification against `peer`'s host. `who`
+// names the peer in errors ("api.example.com", "proxy proxy.example:3128").
+template <class Stream>
+asio::awaitable<std::optional<CallError>> tls_handshake(Stream& stream, const Url& peer, const std::string& who,
+                                                         const HttpClientConfig& config, Clock::time_point deadline,
+                                                         ActiveOp& op) {
+  // SNI carries names only, never address literals (RFC 6066).
+  if (!peer.host_is_ip_literal() && !SSL_set_tlsext_host_name(stream.native_handle(), peer.host.c_str()))
+    co_return transport_error(ErrorKind::Tls, "cannot set the TLS server name for " + who, false);
+  stream.set_verify_mode(asio::ssl::verify_peer);
+  stream.set_verify_callback(
+      [verify_host = asio::ssl::host_name_verification(peer.host)](bool preverified, asio::ssl::verify_context& ctx) mutable {
+        const bool ok = verify_host(preverified, ctx);
+        // Record why, so the error names a host-name mismatch rather than a bare failure.
+        if (!ok && preverified) X509_STORE_CTX_set_error(ctx.native_handle(), X509_V_ERR_HOSTNAME_MISMATCH);
+        return ok;
+      });
+  const Arm arm = arm_stream(beast::get_lowest_layer(stream), config.timeouts.tls_handshake, deadline);
+  if (arm.expired) co_return transport_error(ErrorKind::Deadline, "request deadline passed before the TLS handshake with " + who, false);
+  auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::client, use_tuple);
+  if (op.cancelled) ec = asio::error::operation_aborted;
+  if (!ec) co_return std::nullopt;
+  if (ec == beast::error::timeout || ec == asio::error::operation_aborted)
+    co_return classify_io_error(ec, arm, "the TLS handshake with " + who);
+  co_return transport_error(ErrorKind::Tls, tls_failure_message(stream.native_handle(), ec, who), false);
+}
+
+// CONNECT host:port on `stream` (plain TCP or TLS to the proxy); on success
+// the stream is a tunnel to the origin.
+template <class Stream>
+asio::awaitable<std::optional<CallError>> open_tunnel(Stream& stream, const Url& url, const std::string& hop_name,
+                                                       const std::string& proxy_authorization,
+                                                       const HttpClientConfig& config, Clock::time_point deadline,
+                                                       ActiveOp& op) {
+  http::request<http::empty_body> req{http::verb::connect, url.host_port(), 11};
+  req.set(http::field::host, url.host_port());
+  req.set(http::field::user_agent, config.user_agent);
+  if (!proxy_authorization.empty()) req.set(http::field::proxy_authorization, proxy_authorization);
+  const Arm arm = arm_stream(beast::get_lowest_layer(stream), config.timeouts.proxy_connect, deadline);
+  if (arm.expired) co_return transport_error(ErrorKind::Deadline, "request deadline passed before CONNECT", false);
+  auto [write_ec, written] = co_await http::async_write(stream, req, use_tuple);
+  if (op.cancelled) write_ec = asio::error::operation_aborted;
+  if (write_ec) co_return classify_io_error(write_ec, arm, "sending CONNECT to " + hop_name);
+  http::response_parser<http::empty_body> parser;
+  parser.skip(true);  // a CONNECT answer has no body: what follows is the tunnel
+  beast::flat_buffer buffer;
+  auto [read_ec, read] = co_await http::async_read(stream, buffer, parser, use_tuple);
+  if (op.cancelled) read_ec = asio::error::operation_aborted;
+  if (read_ec) {
+    CallError error = classify_io_error(read_ec, arm, "waiting for the CONNECT answer of " + hop_name);
+    if (error.kind == ErrorKind::Network || error.kind == ErrorKind::Truncated) error.kind = ErrorKind::Proxy;
+    co_return error;
+  }
+  const int status = parser.get().result_int();
+  if (status / 100 != 2) {
+    CallError error = transport_error(ErrorKind::Proxy, hop_name + " refused CONNECT " + url.host_port() + " with HTTP " +
+                                                            std::to_string(status), status == 502 || status == 503 || status == 504);
+    error.http_status = status;
+    co_return error;
+  }
+  if (buffer.size() != 0) co_return transport_error(ErrorKind::Proxy, hop_name + " sent data before the TLS handshake", false);
+  co_return std::nullopt;
+}
+
 }  // namespace
 
 HttpClient::Impl::Impl(asio::any_io_executor executor, HttpClientConfig cfg)
@@ -112,7 +177,7 @@ HttpClient::Impl::Impl(asio::any_io_executor executor, HttpClientConfig cfg)
 
 std::string HttpClient::Impl::pool_key(const Url& url, const Url* proxy) const {
   std::string key = url.scheme + "://" + url.host_port();
-  if (proxy) key += " via " + proxy->host_port();
+  if (proxy) key += " via " + proxy->scheme + "://" + proxy->host_port();
   return key;
 }
 
@@ -238,38 +303,23 @@ asio::awaitable<Connected> HttpClient::Impl::connect(const Url& url, const Url* 
   std::string proxy_authorization;
   if (proxy && !proxy->userinfo.empty()) proxy_authorization = "Basic " + base64_encode(percent_decode(proxy->userinfo));
 
+  if (proxy && proxy->https()) {
+    // An https:// proxy: TLS with the proxy first, verified against its name.
+    auto tcp = std::move(std::get<0>(conn->stream));
+    auto& proxy_tls = conn->stream.emplace<1>(std::move(tcp), tls);
+    if (auto error = co_await tls_handshake(proxy_tls, *proxy, hop_name, config, deadline, op)) {
+      out.error = std::move(*error);
+      co_return out;
+    }
+  }
+
   if (proxy && url.https()) {
     // Tunnel: CONNECT host:port, then TLS end to end through it.
-    http::request<http::empty_body> req{http::verb::connect, url.host_port(), 11};
-    req.set(http::field::host, url.host_port());
-    req.set(http::field::user_agent, config.user_agent);
-    if (!proxy_authorization.empty()) req.set(http::field::proxy_authorization, proxy_authorization);
-    arm = arm_stream(conn->lowest(), config.timeouts.proxy_connect, deadline);
-    auto [write_ec, written] = co_await http::async_write(conn->lowest(), req, use_tuple);
-    if (op.cancelled) write_ec = asio::error::operation_aborted;
-    if (write_ec) {
-      out.error = classify_io_error(write_ec, arm, "sending CONNECT to " + hop_name);
-      co_return out;
-    }
-    http::response_parser<http::empty_body> parser;
-    parser.skip(true);  // a CONNECT answer has no body: what follows is the tunnel
-    beast::flat_buffer buffer;
-    auto [read_ec, read] = co_await http::async_read(conn->lowest(), buffer, parser, use_tuple);
-    if (op.cancelled) read_ec = asio::error::operation_aborted;
-    if (read_ec) {
-      out.error = classify_io_error(read_ec, arm, "waiting for the CONNECT answer of " + hop_name);
-      if (out.error.kind == ErrorKind::Network || out.error.kind == ErrorKind::Truncated) out.error.kind = ErrorKind::Proxy;
-      co_return out;
-    }
-    const int status = parser.get().result_int();
-    if (status / 100 != 2) {
-      out.error = transport_error(ErrorKind::Proxy, hop_name + " refused CONNECT " + url.host_port() + " with HTTP " +
-                                                        std::to_string(status), status == 502 || status == 503 || status == 504);
-      out.error.http_status = status;
-      co_return out;
-    }
-    if (buffer.size() != 0) {
-      out.error = transport_error(ErrorKind::Proxy, hop_name + " sent data before the TLS handshake", false);
+    auto error = co_await std::visit(
+        [&](auto& stream) { return open_tunnel(stream, url, hop_name, proxy_authorization, config, deadline, op); },
+        conn->stream);
+    if (error) {
+      out.error = std::move(*error);
       co_return out;
     }
   } else if (proxy) {
@@ -278,34 +328,18 @@ asio::awaitable<Connected> HttpClient::Impl::connect(const Url& url, const Url* 
   }
 
   if (url.https()) {
-    auto tcp = std::move(std::get<0>(conn->stream));
-    auto& tls_stream = conn->stream.emplace<1>(std::move(tcp), tls);
-    // SNI carries names only, never address literals (RFC 6066).
-    if (!url.host_is_ip_literal() && !SSL_set_tlsext_host_name(tls_stream.native_handle(), url.host.c_str())) {
-      out.error = transport_error(ErrorKind::Tls, "cannot set the TLS server name for " + url.host, false);
-      co_return out;
+    std::optional<CallError> error;
+    if (conn->stream.index() == 0) {
+      auto tcp = std::move(std::get<0>(conn->stream));
+      error = co_await tls_handshake(conn->stream.emplace<1>(std::move(tcp), tls), url, url.host, config, deadline, op);
+    } else {
+      // The tunnel runs inside TLS to the proxy: a second session, to the origin.
+      auto proxy_tls = std::move(std::get<1>(conn->stream));
+      error = co_await tls_handshake(conn->stream.emplace<2>(ProxyTlsLayer(std::move(proxy_tls)), tls), url, url.host,
+                                     config, deadline, op);
     }
-    tls_stream.set_verify_mode(asio::ssl::verify_peer);
-    tls_stream.set_verify_callback(
-        [verify_host = asio::ssl::host_name_verification(url.host)](bool preverified, asio::ssl::verify_context& ctx) mutable {
-          const bool ok = verify_host(preverified, ctx);
-          // Record why, so the error names a host-name mismatch rather than a bare failure.
-          if (!ok && preverified) X509_STORE_CTX_set_error(ctx.native_handle(), X509_V_ERR_HOSTNAME_MISMATCH);
-          return ok;
-        });
-    arm = arm_stream(conn->lowest(), config.timeouts.tls_handshake, deadline);
-    if (arm.expired) {
-      out.error = transport_error(ErrorKind::Deadline, "request deadline passed before the TLS handshake", false);
-      co_return out;
-    }
-    auto [hs_ec] = co_await tls_stream.async_handshake(asio::ssl::stream_base::client, use_tuple);
-    if (op.cancelled) hs_ec = asio::error::operation_aborted;
-    if (hs_ec) {
-      if (hs_ec == beast::error::timeout || hs_ec == asio::error::operation_aborted) {
-        out.error = classify_io_error(hs_ec, arm, "the TLS handshake with " + url.host_port());
-      } else {
-        out.error = transport_error(ErrorKind::Tls, tls_failure_message(tls_stream.native_handle(), hs_ec, url.host), false);
-      }
+    if (error) {
+      out.error = std::move(*error);
       co_return out;
     }
   }

@@ -32,14 +32,46 @@ using Clock = std::chrono::steady_clock;
 
 namespace detail {
 
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// The TLS session to the proxy as the next layer of a second TLS session (to
+// the origin, through a CONNECT tunnel). Asio's ssl::stream wants a next layer
+// with lowest_layer(), which Beast's ssl_stream lacks; this adds it and
+// forwards the I/O. next_layer() lets beast::get_lowest_layer reach the TCP
+// stream, where the timeouts are armed.
+class ProxyTlsLayer {
+ public:
+  using next_layer_type = TlsStream;
+  using lowest_layer_type = beast::tcp_stream::socket_type;
+  using executor_type = TlsStream::executor_type;
+
+  explicit ProxyTlsLayer(TlsStream proxy_tls) : proxy_tls_(std::move(proxy_tls)) {}
+  executor_type get_executor() { return proxy_tls_.get_executor(); }
+  TlsStream& next_layer() { return proxy_tls_; }
+  lowest_layer_type& lowest_layer() { return beast::get_lowest_layer(proxy_tls_).socket(); }
+  template <class Buffers, class Token>
+  auto async_read_some(const Buffers& buffers, Token&& token) {
+    return proxy_tls_.async_read_some(buffers, std::forward<Token>(token));
+  }
+  template <class Buffers, class Token>
+  auto async_write_some(const Buffers& buffers, Token&& token) {
+    return proxy_tls_.async_write_some(buffers, std::forward<Token>(token));
+  }
+
+ private:
+  TlsStream proxy_tls_;
+};
+using TunnelTlsStream = beast::ssl_stream<ProxyTlsLayer>;  // TLS to the origin inside TLS to the proxy
+
 struct Connection {
-  using TlsStream = beast::ssl_stream<beast::tcp_stream>;
-  std::variant<beast::tcp_stream, TlsStream> stream;
+  // Plain; TLS to the origin or to an https:// proxy; TLS to the origin
+  // through a tunnel in TLS to the proxy.
+  std::variant<beast::tcp_stream, TlsStream, TunnelTlsStream> stream;
   beast::flat_buffer buffer;  // bytes read past the last response
   std::string pool_key;
   Clock::time_point idle_since{};
   bool via_http_proxy = false;          // requests carry absolute-form targets
-  std::string proxy_authorization;      // "Basic ..." for a plain-HTTP proxy
+  std::string proxy_authorization;      // "Basic ..." sent to the proxy with them
 
   explicit Connection(beast::tcp_stream tcp) : stream(std::in_place_index<0>, std::move(tcp)) {}
   beast::tcp_stream& lowest();

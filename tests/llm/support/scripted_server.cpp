@@ -13,7 +13,11 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
@@ -349,8 +353,10 @@ std::string ScriptedServer::server_name_seen() const {
 
 struct ScriptedProxy::Impl {
   Options options;
+  std::optional<asio::ssl::context> tls;
   mutable std::mutex mutex;
   std::vector<std::string> connects, absolutes, authorizations;
+  std::string sni;
   std::unique_ptr<Listener> listener;
 };
 
@@ -381,6 +387,30 @@ void pump(tcp::socket& a, tcp::socket& b) {
   back.join();
 }
 
+// pump() for a TLS client connection. One SSL object must not be used from
+// two threads, so both directions run here on one thread, asynchronously;
+// when either side ends, both sockets are shut down.
+void pump_tls(asio::io_context& io, asio::ssl::stream<tcp::socket&>& client, tcp::socket& upstream) {
+  auto end_both = [&] {
+    ::shutdown(client.next_layer().native_handle(), SHUT_RDWR);
+    ::shutdown(upstream.native_handle(), SHUT_RDWR);
+  };
+  auto relay = [&](auto& from, auto& to) -> asio::awaitable<void> {
+    constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+    char buf[16384];
+    for (;;) {
+      auto [ec, n] = co_await from.async_read_some(asio::buffer(buf), use_tuple);
+      if (ec) break;
+      auto [write_ec, written] = co_await asio::async_write(to, asio::buffer(buf, n), use_tuple);
+      if (write_ec) break;
+    }
+    end_both();
+  };
+  asio::co_spawn(io, relay(client, upstream), asio::detached);
+  asio::co_spawn(io, relay(upstream, client), asio::detached);
+  io.run();
+}
+
 // Loopback only: the tests never let the proxy reach anything else.
 bool parse_loopback_authority(const std::string& authority, uint16_t& port) {
   const auto colon = authority.rfind(':');
@@ -395,17 +425,45 @@ bool parse_loopback_authority(const std::string& authority, uint16_t& port) {
 
 ScriptedProxy::ScriptedProxy(Options options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+  if (impl_->options.tls) {
+    impl_->tls.emplace(asio::ssl::context::tls_server);
+    impl_->tls->use_certificate_chain_file(impl_->options.tls->certificate_chain);
+    impl_->tls->use_private_key_file(impl_->options.tls->private_key, asio::ssl::context::pem);
+  }
   Impl* impl = impl_.get();
-  impl_->listener = std::make_unique<Listener>([impl](tcp::socket& socket, int) {
+  impl_->listener = std::make_unique<Listener>([impl](tcp::socket& accepted, int) {
+    // The connection on an io_context of this thread, which the TLS relay runs;
+    // a duplicate descriptor, so the listener's stop() still reaches it.
+    asio::io_context io;
+    boost::system::error_code ec;
+    tcp::socket socket(io);
+    socket.assign(tcp::v4(), ::dup(accepted.native_handle()), ec);
+    if (ec) return;
+    std::unique_ptr<Channel> channel;
+    TlsChannel* tls_channel = nullptr;
+    if (impl->tls) {
+      auto owned = std::make_unique<TlsChannel>(socket, *impl->tls);
+      owned->stream.handshake(asio::ssl::stream_base::server, ec);
+      if (ec) return;  // the client rejected our certificate or went away
+      const char* name = SSL_get_servername(owned->stream.native_handle(), TLSEXT_NAMETYPE_host_name);
+      {
+        std::lock_guard lock(impl->mutex);
+        impl->sni = name ? name : "";
+      }
+      tls_channel = owned.get();
+      channel = std::move(owned);
+    } else {
+      channel = std::make_unique<PlainChannel>(socket);
+    }
+    ChannelReader reader{*channel};
     beast::flat_buffer buffer;
     http::request<http::string_body> req;
-    boost::system::error_code ec;
     {
       // CONNECT has no body: parse the header only, the tunnel follows.
       http::request_parser<http::string_body> parser;
-      http::read_header(socket, buffer, parser, ec);
+      http::read_header(reader, buffer, parser, ec);
       if (ec) return;
-      if (parser.get().method() != http::verb::connect) http::read(socket, buffer, parser, ec);
+      if (parser.get().method() != http::verb::connect) http::read(reader, buffer, parser, ec);
       if (ec) return;
       req = parser.release();
     }
@@ -420,7 +478,7 @@ ScriptedProxy::ScriptedProxy(Options options) : impl_(std::make_unique<Impl>()) 
     auto refuse = [&](int status) {
       std::string answer = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
                            "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-      asio::write(socket, asio::buffer(answer), ec);
+      channel->write_all(answer, ec);
     };
     if (impl->options.refuse_all) return refuse(403);
     if (!impl->options.required_authorization.empty() && auth != impl->options.required_authorization)
@@ -441,8 +499,7 @@ ScriptedProxy::ScriptedProxy(Options options) : impl_(std::make_unique<Impl>()) 
     upstream.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
     if (ec) return refuse(502);
     if (req.method() == http::verb::connect) {
-      const std::string ok = "HTTP/1.1 200 Connection Established\r\n\r\n";
-      asio::write(socket, asio::buffer(ok), ec);
+      channel->write_all("HTTP/1.1 200 Connection Established\r\n\r\n", ec);
     } else {
       req.target(origin_target);
       req.erase(http::field::proxy_authorization);
@@ -450,7 +507,8 @@ ScriptedProxy::ScriptedProxy(Options options) : impl_(std::make_unique<Impl>()) 
     }
     if (ec) return;
     if (buffer.size() > 0) asio::write(upstream, buffer.data(), ec);
-    pump(socket, upstream);
+    if (tls_channel) pump_tls(io, tls_channel->stream, upstream);
+    else pump(socket, upstream);
   });
   port_ = impl_->listener->port();
 }
@@ -458,7 +516,14 @@ ScriptedProxy::ScriptedProxy(Options options) : impl_(std::make_unique<Impl>()) 
 ScriptedProxy::~ScriptedProxy() { stop(); }
 void ScriptedProxy::stop() { impl_->listener->stop(); }
 
-std::string ScriptedProxy::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+std::string ScriptedProxy::url(const std::string& host) const {
+  return (impl_->tls ? "https://" : "http://") + host + ":" + std::to_string(port_);
+}
+
+std::string ScriptedProxy::server_name_seen() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->sni;
+}
 
 std::vector<std::string> ScriptedProxy::connect_targets() const {
   std::lock_guard lock(impl_->mutex);

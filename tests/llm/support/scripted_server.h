@@ -4,7 +4,8 @@
 //   (status, headers, body, chunks with pauses, cut streams, raw bytes, hangs),
 //   over plain TCP or TLS, and records what it received and when;
 // - ScriptedProxy is an HTTP proxy (CONNECT tunnels and absolute-form
-//   requests) that records what it was asked to do.
+//   requests), spoken to over plain TCP or TLS, that records what it was
+//   asked to do.
 // Everything listens on 127.0.0.1 only.
 #pragma once
 
@@ -91,13 +92,15 @@ class ScriptedProxy {
   struct Options {
     std::string required_authorization;  // e.g. "Basic dXNlcjpwYXNz"; empty: none required
     bool refuse_all = false;             // answer 403 to everything
+    std::optional<TlsFiles> tls;         // set: an https:// proxy (clients speak TLS to it)
   };
   explicit ScriptedProxy(Options options);
   ScriptedProxy() : ScriptedProxy(Options{}) {}
   ~ScriptedProxy();
 
   uint16_t port() const { return port_; }
-  std::string url() const;  // http://127.0.0.1:port
+  std::string url(const std::string& host = "127.0.0.1") const;  // http(s)://host:port
+  std::string server_name_seen() const;  // TLS SNI of the last handshake (https:// proxy)
   std::vector<std::string> connect_targets() const;   // CONNECT host:port seen
   std::vector<std::string> absolute_targets() const;  // absolute-form request targets seen
   std::vector<std::string> authorizations() const;    // Proxy-Authorization values seen

@@ -79,6 +79,9 @@ TestPki make_test_pki(const std::string& directory, const std::vector<std::strin
   for (const auto& ip : ip_addresses) san += (san.empty() ? "" : ",") + std::string("IP:") + ip;
   add_extension(leaf.get(), ca.get(), NID_basic_constraints, "critical,CA:FALSE");
   add_extension(leaf.get(), ca.get(), NID_ext_key_usage, "serverAuth");
+  // Every test CA has the same name; the key identifier tells a verifier
+  // trusting several of them which one signed this leaf.
+  add_extension(leaf.get(), ca.get(), NID_authority_key_identifier, "keyid:always");
   if (!san.empty()) add_extension(leaf.get(), ca.get(), NID_subject_alt_name, san);
   sign(leaf.get(), ca_key.get());
 
