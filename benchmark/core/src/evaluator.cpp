@@ -231,7 +231,7 @@ class RunnerSession {
   ExitStatus finish(double timeout) {
     if (!child_) return {};
     if (!child_->exit_status()) {
-      child_->send(wire::MessageType::Bye, std::vector<std::byte>{}, deadline_after(1));
+      (void)child_->send(wire::MessageType::Bye, std::vector<std::byte>{}, deadline_after(1));  // it may be gone already
       child_->close_input();
     }
     return child_->wait(deadline_after(timeout));
@@ -241,6 +241,13 @@ class RunnerSession {
     if (!child_) return {};
     child_->kill();
     return child_->wait(deadline_after(5));
+  }
+
+  void suspend() {
+    if (child_) child_->suspend();
+  }
+  void resume() {
+    if (child_) child_->resume();
   }
 
   std::string out() const { return child_ ? child_->stdout_text() : ""; }
@@ -280,6 +287,25 @@ class RunnerSession {
     return layout;
   }
 
+};
+
+// Stops another runner for as long as one is being timed: its idle threads
+// (an OpenMP or OpenBLAS pool still spinning after its last job) would take
+// cores from the timed loop, and a candidate's stray threads or device work
+// must not slow the baseline.
+class SuspendedWhileTiming {
+ public:
+  explicit SuspendedWhileTiming(RunnerSession* other) : other_(other) {
+    if (other_) other_->suspend();
+  }
+  ~SuspendedWhileTiming() {
+    if (other_) other_->resume();
+  }
+  SuspendedWhileTiming(const SuspendedWhileTiming&) = delete;
+  SuspendedWhileTiming& operator=(const SuspendedWhileTiming&) = delete;
+
+ private:
+  RunnerSession* other_;
 };
 
 size_t result_limit_for(const wire::Job& job) {
@@ -964,7 +990,10 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         job.timing = req;
         double timeout = 8 * req.max_seconds + 60;
         double wall = 0;
-        auto result = runner.run(job, timeout, result_limit_for(job), &wall);
+        auto result = [&] {
+          SuspendedWhileTiming quiet(baseline.get());
+          return runner.run(job, timeout, result_limit_for(job), &wall);
+        }();
         if (!result) {
           runner_failed(v, runner, result.error(), label + " (timing)", nullptr);
           return finish(v);
@@ -1004,7 +1033,10 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         double baseline_wall = 0;
         std::jthread baseline_timing;  // joins on every way out of this scope
         if (baseline) {
-          auto time_baseline = [&] { baseline_result = baseline->run(job, timeout, result_limit_for(job), &baseline_wall); };
+          auto time_baseline = [&] {
+            SuspendedWhileTiming quiet(&runner);
+            baseline_result = baseline->run(job, timeout, result_limit_for(job), &baseline_wall);
+          };
           if (platform.backend == "cpu") time_baseline();
           else baseline_timing = std::jthread(time_baseline);
         }

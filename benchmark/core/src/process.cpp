@@ -286,11 +286,15 @@ ChildProcess::~ChildProcess() {
     if (fd >= 0) ::close(fd);
 }
 
-void ChildProcess::kill() {
+void ChildProcess::signal_all(int sig) {
   if (pid_ <= 0 || exit_) return;
-  ::kill(pid_, SIGKILL);
-  if (!namespaced_) ::kill(-pid_, SIGKILL);  // the process group it leads
+  ::kill(pid_, sig);
+  if (!namespaced_) ::kill(-pid_, sig);  // the process group it leads
 }
+
+void ChildProcess::kill() { signal_all(SIGKILL); }
+void ChildProcess::suspend() { signal_all(SIGSTOP); }
+void ChildProcess::resume() { signal_all(SIGCONT); }
 
 void ChildProcess::close_input() {
   if (request_fd_ >= 0) {

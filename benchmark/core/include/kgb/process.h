@@ -72,6 +72,11 @@ class ChildProcess {
   // Waits for the exit; kills the child (and everything it started) at the deadline.
   ExitStatus wait(Deadline deadline);
   void kill();
+  // SIGSTOP / SIGCONT to the child (and its process group when it has one):
+  // an idle child whose threads could still run is stopped while another
+  // child is being timed.
+  void suspend();
+  void resume();
   // Closes the request pipe so a well-behaved runner exits.
   void close_input();
 
@@ -97,6 +102,7 @@ class ChildProcess {
   Io transfer(const std::byte* out, size_t out_len, std::byte* in, size_t in_len, Deadline deadline);
   void drain(Capture& c);
   bool reap(bool block);
+  void signal_all(int sig);
 
   pid_t pid_ = -1;
   bool namespaced_ = false;
