@@ -30,6 +30,9 @@ struct Url {
   Url with_path(std::string_view suffix) const;  // appends to target's path
 };
 
+// A proxy URL may itself be http:// or https:// (TLS to the proxy first, as
+// curl's HTTPS proxies); either way http:// targets go in absolute form and
+// https:// targets through a CONNECT tunnel.
 struct ProxySettings {
   std::optional<Url> http_proxy;   // for http:// targets (absolute-form requests)
   std::optional<Url> https_proxy;  // for https:// targets (CONNECT tunnel)
