@@ -56,8 +56,8 @@ void CpuDevice::flush_cache(int64_t bytes) {
   // Reading, not writing: the kernel's lines (and the in-place restore's
   // dirty ones) are evicted and written back here, and the cache is left
   // holding clean lines, so no write-back of the flush lands inside the
-  // next timed call (with a written buffer a 1 ms kernel paid for up to
-  // 2x the cache in extra memory traffic, a varying amount).
+  // next timed call (a written buffer left up to a cache's worth of dirty
+  // lines for the kernel to write back, a varying amount).
   constexpr size_t kLine = 64;
   uint64_t sum = 0;
   const unsigned char* data = flush_buffer_.data();

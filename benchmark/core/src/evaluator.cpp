@@ -112,6 +112,12 @@ Timing timing_of(const std::vector<double>& times) {
 
 double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+// KGB_TRACE=1: where the harness's own time goes, on stderr (read once).
+bool tracing_enabled() {
+  static const bool enabled = std::getenv("KGB_TRACE") != nullptr;
+  return enabled;
+}
+
 void copy_in_parallel(std::byte* to, std::span<const std::byte> from) {
   constexpr size_t kLine = 64;  // parallel_chunks' chunks of 64 KiB lines: 4 MiB per task
   parallel_chunks(static_cast<int64_t>((from.size() + kLine - 1) / kLine), [&](int64_t first, int64_t last) {
@@ -221,7 +227,7 @@ class RunnerSession {
     if (reply->first != wire::MessageType::Result ||
         !wire::decode_result(reply->second, result, result_limit, arena, layout.outputs_begin, copy_out_in_parallel))
       return make_error("child.protocol", "the runner's result is malformed");
-    if (std::getenv("KGB_TRACE"))
+    if (tracing_enabled())
       std::fprintf(stderr, "kgb-trace            job: arena %.3f s, runner %.3f s (of which in the job %.3f s), read back %.3f s\n",
                    seconds_between(start, placed), seconds_between(placed, replied), result.child_seconds,
                    seconds_between(replied, Clock::now()));
@@ -286,7 +292,6 @@ class RunnerSession {
         if (!job.sets[s][p].empty()) copy_in_parallel(arena_map_ + layout.inputs[s][p], job.sets[s][p]);
     return layout;
   }
-
 };
 
 // Stops another runner for as long as one is being timed: its idle threads
@@ -473,7 +478,6 @@ wire::Job make_job(const Task& task, const std::vector<const CaseInstance*>& set
   }
   return job;
 }
-
 
 void set_default_eval_hooks(EvalHooks hooks) { hooks_storage() = std::move(hooks); }
 const EvalHooks& default_eval_hooks() { return hooks_storage(); }
@@ -678,8 +682,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     return verdict;
   };
   uint64_t run_seed = options.seed ? *options.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  // KGB_TRACE=1: where the harness's own time goes, on stderr.
-  const bool tracing = std::getenv("KGB_TRACE") != nullptr;
+  const bool tracing = tracing_enabled();
   auto trace = [&](const std::string& what) {
     if (tracing)
       std::fprintf(stderr, "kgb-trace %8.3f s  %s\n", std::chrono::duration<double>(Clock::now() - started).count(), what.c_str());

@@ -149,7 +149,6 @@ inline void HostTensor::set_int_at(int64_t e, int64_t v) {
   }
 }
 
-
 // Walks the element offsets of a view in row-major order from a starting
 // logical index, with additions only (no division per element).
 class OffsetWalker {

@@ -169,11 +169,12 @@ bool decode_job(const std::vector<std::byte>& payload, Job& job, std::span<const
 std::vector<std::byte> encode_result(const JobResult& r);
 // The same payload as pieces: the output arrays are borrowed from `r`.
 std::vector<std::span<const std::byte>> encode_result_pieces(const JobResult& r, std::vector<std::vector<std::byte>>& scratch);
-// `limit` caps every byte array the parent accepts (a hostile child cannot make it allocate more).
-// Outputs left in the arena are copied out of `arena`, from `outputs_begin`.
-// Copies one output out of the arena; the default is a plain copy into
-// large_bytes(). The parent passes a parallel one.
+// Copies one output out of the arena into `to`.
 using CopyOut = void (*)(std::vector<std::byte>& to, std::span<const std::byte> from);
+// `limit` caps every byte array the parent accepts (a hostile child cannot make it allocate more).
+// Outputs left in the arena are copied out of `arena`, from `outputs_begin`,
+// with `copy_out` (default: a plain copy into large_bytes(); the parent passes
+// a parallel one).
 bool decode_result(const std::vector<std::byte>& payload, JobResult& r, size_t limit,
                    std::span<const std::byte> arena = {}, uint64_t outputs_begin = 0, CopyOut copy_out = nullptr);
 
