@@ -30,6 +30,9 @@ inline at::ScalarType aten_dtype(kgb::DType t) {
     case kgb::DType::F64: return at::kDouble;
     case kgb::DType::C64: return at::kComplexFloat;
     case kgb::DType::C128: return at::kComplexDouble;
+    case kgb::DType::U8: return at::kByte;
+    case kgb::DType::I16: return at::kShort;
+    case kgb::DType::F8E4M3FN: case kgb::DType::F8E5M2: return at::ScalarType::Undefined;  // not in libtorch 1.13
   }
   return at::ScalarType::Undefined;
 }

@@ -192,6 +192,8 @@ double default_rtol(DType t) {
     case DType::F32: case DType::F64: return 1e-5;
     case DType::C64: return 1.3e-6;
     case DType::C128: return 1e-6;
+    case DType::F8E4M3FN: return 0.125;  // one unit in the last place
+    case DType::F8E5M2: return 0.25;
     default: return 0;
   }
 }

@@ -17,6 +17,10 @@ std::string_view dtype_name(DType t) {
     case DType::F64: return "f64";
     case DType::C64: return "c64";
     case DType::C128: return "c128";
+    case DType::U8: return "u8";
+    case DType::I16: return "i16";
+    case DType::F8E4M3FN: return "f8e4m3fn";
+    case DType::F8E5M2: return "f8e5m2";
   }
   return "?";
 }
@@ -28,9 +32,14 @@ std::optional<DType> parse_dtype(std::string_view name) {
 }
 
 
-bool is_floating(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64; }
+bool is_floating(DType t) {
+  return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64 || is_fp8(t);
+}
+bool is_fp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 bool is_complex(DType t) { return t == DType::C64 || t == DType::C128; }
-bool is_integral(DType t) { return t == DType::Bool || t == DType::I8 || t == DType::I32 || t == DType::I64; }
+bool is_integral(DType t) {
+  return t == DType::Bool || t == DType::I8 || t == DType::I32 || t == DType::I64 || t == DType::U8 || t == DType::I16;
+}
 
 std::string_view dtype_c_type(DType t) {
   switch (t) {
@@ -44,6 +53,10 @@ std::string_view dtype_c_type(DType t) {
     case DType::F64: return "double";
     case DType::C64: return "two floats (real, imaginary)";
     case DType::C128: return "two doubles (real, imaginary)";
+    case DType::U8: return "uint8_t";
+    case DType::I16: return "int16_t";
+    case DType::F8E4M3FN: return "uint8_t holding an OCP FP8 E4M3FN (bias 7, no Inf, NaN = S.1111.111, max 448)";
+    case DType::F8E5M2: return "uint8_t holding an OCP FP8 E5M2 (bias 15, IEEE Inf/NaN, max 57344)";
   }
   return "?";
 }
@@ -100,5 +113,114 @@ uint16_t float_to_bfloat16(float f) {
 }
 
 float bfloat16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+
+namespace {
+
+// A binary floating-point format narrower than double, as far as rounding
+// from double needs it: precision and exponent range.
+struct NarrowFormat {
+  int mantissa_bits;   // stored fraction bits
+  int min_exponent;    // exponent of the smallest normal number
+  double largest;      // largest finite value
+};
+
+// Rounds |d| (finite, >= 0) to the format's grid with round-to-nearest-even,
+// ignoring overflow: the result may exceed `largest`.
+double round_to_grid(double a, const NarrowFormat& f) {
+  if (a == 0) return 0;
+  int e = std::ilogb(a);
+  if (e < f.min_exponent) e = f.min_exponent;  // subnormals share the smallest normal's quantum
+  const double quantum = std::ldexp(1.0, e - f.mantissa_bits);
+  return std::nearbyint(a / quantum) * quantum;  // exact division by a power of two; default mode is to-nearest-even
+}
+
+}  // namespace
+
+uint16_t double_to_half(double d) {
+  if (std::isnan(d)) return float_to_half(static_cast<float>(d));
+  constexpr NarrowFormat f16{10, -14, 65504.0};
+  const double a = std::fabs(d);
+  const double r = std::isinf(a) ? a : round_to_grid(a, f16);
+  // r is exactly representable as a half (or overflows to infinity), so the float path is exact.
+  const float rf = r > f16.largest ? INFINITY : static_cast<float>(r);
+  return float_to_half(std::signbit(d) ? -rf : rf);
+}
+
+uint16_t double_to_bfloat16(double d) {
+  if (std::isnan(d)) return float_to_bfloat16(static_cast<float>(d));
+  constexpr NarrowFormat bf16{7, -126, 3.38953138925153547590470800371487866880e38};
+  const double a = std::fabs(d);
+  const double r = std::isinf(a) ? a : round_to_grid(a, bf16);
+  const float rf = r > bf16.largest ? INFINITY : static_cast<float>(r);
+  return float_to_bfloat16(std::signbit(d) ? -rf : rf);
+}
+
+namespace {
+
+constexpr NarrowFormat kE4M3{3, -6, 448.0};
+constexpr NarrowFormat kE5M2{2, -14, 57344.0};
+
+double decode_fp8(uint8_t bits, int exponent_bits, int mantissa_bits, int bias) {
+  const bool negative = bits & 0x80;
+  const int exponent = (bits >> mantissa_bits) & ((1 << exponent_bits) - 1);
+  const int mantissa = bits & ((1 << mantissa_bits) - 1);
+  double v;
+  if (exponent == 0) v = std::ldexp(static_cast<double>(mantissa), 1 - bias - mantissa_bits);
+  else v = std::ldexp(1.0 + std::ldexp(static_cast<double>(mantissa), -mantissa_bits), exponent - bias);
+  return negative ? -v : v;
+}
+
+// Bits of a finite, already rounded magnitude.
+uint8_t encode_fp8_magnitude(double r, int mantissa_bits, int bias, int min_exponent) {
+  if (r == 0) return 0;
+  int e = std::ilogb(r);
+  if (e < min_exponent) return static_cast<uint8_t>(std::ldexp(r, -(min_exponent - mantissa_bits)));  // subnormal
+  const int mantissa = static_cast<int>(std::ldexp(r, mantissa_bits - e)) - (1 << mantissa_bits);
+  return static_cast<uint8_t>(((e + bias) << mantissa_bits) | mantissa);
+}
+
+}  // namespace
+
+double fp8_e4m3fn_to_double(uint8_t bits) {
+  if ((bits & 0x7F) == 0x7F) return std::nan("");
+  return decode_fp8(bits, 4, 3, 7);
+}
+
+double fp8_e5m2_to_double(uint8_t bits) {
+  const int exponent = (bits >> 2) & 0x1F;
+  if (exponent == 0x1F) {
+    if (bits & 0x3) return std::nan("");
+    return (bits & 0x80) ? -INFINITY : INFINITY;
+  }
+  return decode_fp8(bits, 5, 2, 15);
+}
+
+uint8_t double_to_fp8_e4m3fn(double d, bool saturate) {
+  const uint8_t sign = std::signbit(d) ? 0x80 : 0x00;
+  if (std::isnan(d)) return sign | 0x7F;
+  const double a = std::fabs(d);
+  // Without saturation PyTorch turns everything from the midpoint between 448
+  // and the next step (480, which would be the NaN code) on into NaN.
+  if (!saturate && a >= 464.0) return sign | 0x7F;
+  double r = std::isinf(a) ? a : round_to_grid(a, kE4M3);
+  if (r > kE4M3.largest) {
+    if (!saturate) return sign | 0x7F;
+    r = kE4M3.largest;
+  }
+  return sign | encode_fp8_magnitude(r, 3, 7, kE4M3.min_exponent);
+}
+
+uint8_t double_to_fp8_e5m2(double d, bool saturate) {
+  const uint8_t sign = std::signbit(d) ? 0x80 : 0x00;
+  if (std::isnan(d)) return sign | 0x7E;
+  const double a = std::fabs(d);
+  if (std::isinf(a)) return sign | 0x7C;
+  double r = round_to_grid(a, kE5M2);
+  if (r > kE5M2.largest) {
+    if (!saturate) return sign | 0x7C;
+    r = kE5M2.largest;
+  }
+  return sign | encode_fp8_magnitude(r, 2, 15, kE5M2.min_exponent);
+}
 
 }  // namespace kgb

@@ -230,8 +230,10 @@ void from_complex(HostTensor& t, std::span<const std::complex<double>> values) {
 
 double round_to(DType dtype, double value) {
   switch (dtype) {
-    case DType::F16: return half_to_float(float_to_half(static_cast<float>(value)));
-    case DType::BF16: return bfloat16_to_float(float_to_bfloat16(static_cast<float>(value)));
+    case DType::F16: return half_to_float(double_to_half(value));
+    case DType::BF16: return bfloat16_to_float(double_to_bfloat16(value));
+    case DType::F8E4M3FN: return fp8_e4m3fn_to_double(double_to_fp8_e4m3fn(value, true));
+    case DType::F8E5M2: return fp8_e5m2_to_double(double_to_fp8_e5m2(value, true));
     case DType::F32: case DType::C64: return static_cast<float>(value);
     default: return value;
   }

@@ -107,6 +107,10 @@ inline double HostTensor::get_at(int64_t e) const {
     case DType::F64: return tensor_detail::load<double>(p, e);
     case DType::C64: return tensor_detail::load<float>(p, 2 * e);
     case DType::C128: return tensor_detail::load<double>(p, 2 * e);
+    case DType::U8: return tensor_detail::load<uint8_t>(p, e);
+    case DType::I16: return tensor_detail::load<int16_t>(p, e);
+    case DType::F8E4M3FN: return fp8_e4m3fn_to_double(tensor_detail::load<uint8_t>(p, e));
+    case DType::F8E5M2: return fp8_e5m2_to_double(tensor_detail::load<uint8_t>(p, e));
   }
   return 0;
 }
@@ -118,12 +122,17 @@ inline void HostTensor::set_at(int64_t e, double v) {
     case DType::I8: tensor_detail::store<int8_t>(p, e, static_cast<int8_t>(std::llround(v))); break;
     case DType::I32: tensor_detail::store<int32_t>(p, e, static_cast<int32_t>(std::llround(v))); break;
     case DType::I64: tensor_detail::store<int64_t>(p, e, static_cast<int64_t>(std::llround(v))); break;
-    case DType::F16: tensor_detail::store<uint16_t>(p, e, float_to_half(static_cast<float>(v))); break;
-    case DType::BF16: tensor_detail::store<uint16_t>(p, e, float_to_bfloat16(static_cast<float>(v))); break;
+    case DType::F16: tensor_detail::store<uint16_t>(p, e, double_to_half(v)); break;
+    case DType::BF16: tensor_detail::store<uint16_t>(p, e, double_to_bfloat16(v)); break;
     case DType::F32: tensor_detail::store<float>(p, e, static_cast<float>(v)); break;
     case DType::F64: tensor_detail::store<double>(p, e, v); break;
     case DType::C64: tensor_detail::store<float>(p, 2 * e, static_cast<float>(v)); tensor_detail::store<float>(p, 2 * e + 1, 0.0f); break;
     case DType::C128: tensor_detail::store<double>(p, 2 * e, v); tensor_detail::store<double>(p, 2 * e + 1, 0.0); break;
+    case DType::U8: tensor_detail::store<uint8_t>(p, e, static_cast<uint8_t>(std::llround(v))); break;
+    case DType::I16: tensor_detail::store<int16_t>(p, e, static_cast<int16_t>(std::llround(v))); break;
+    // Harness storage saturates: fp8 inputs are drawn wide, then rounded with saturation.
+    case DType::F8E4M3FN: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e4m3fn(v, true)); break;
+    case DType::F8E5M2: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e5m2(v, true)); break;
   }
 }
 
@@ -134,6 +143,8 @@ inline int64_t HostTensor::get_int_at(int64_t e) const {
     case DType::I8: return tensor_detail::load<int8_t>(p, e);
     case DType::I32: return tensor_detail::load<int32_t>(p, e);
     case DType::I64: return tensor_detail::load<int64_t>(p, e);
+    case DType::U8: return tensor_detail::load<uint8_t>(p, e);
+    case DType::I16: return tensor_detail::load<int16_t>(p, e);
     default: return static_cast<int64_t>(get_at(e));
   }
 }
@@ -145,6 +156,8 @@ inline void HostTensor::set_int_at(int64_t e, int64_t v) {
     case DType::I8: tensor_detail::store<int8_t>(p, e, static_cast<int8_t>(v)); break;
     case DType::I32: tensor_detail::store<int32_t>(p, e, static_cast<int32_t>(v)); break;
     case DType::I64: tensor_detail::store<int64_t>(p, e, v); break;
+    case DType::U8: tensor_detail::store<uint8_t>(p, e, static_cast<uint8_t>(v)); break;
+    case DType::I16: tensor_detail::store<int16_t>(p, e, static_cast<int16_t>(v)); break;
     default: set_at(e, static_cast<double>(v));
   }
 }
