@@ -56,6 +56,11 @@ int64_t EnqueueLog::take_kernel_count() {
   return std::exchange(kernels_, 0);
 }
 
+int64_t EnqueueLog::take_copy_count() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(copies_, 0);
+}
+
 cl_event* EnqueueLog::before(cl_event* user_event, cl_event* local_slot) {
   std::lock_guard lock(mutex_);
   if (user_event) return user_event;
@@ -66,6 +71,7 @@ void EnqueueLog::after(cl_int status, bool is_kernel, cl_event* user_event, cl_e
   std::lock_guard lock(mutex_);
   if (status != CL_SUCCESS) return;
   if (is_kernel) ++kernels_;
+  else ++copies_;
   if (!recording_ || !slot || !*slot) return;
   // The caller keeps its own reference to an event it asked for.
   if (user_event) clRetainEvent(*slot);

@@ -156,7 +156,8 @@ TEST_CASE("to_doubles/from_doubles round trip on a strided view over many chunks
 TEST_CASE("wire: a job whose arrays live in the arena, and results copied out of it with bounds checked") {
   kgb::wire::Job job;
   kgb::wire::ParamDesc in, out;
-  in.is_tensor = out.is_tensor = true;
+  in.kind = out.kind = kgb::wire::ArgKind::Tensor;
+  out.tensor.returned = 1;
   in.tensor.dtype = out.tensor.dtype = static_cast<int32_t>(kgb::DType::F32);
   in.tensor.rank = out.tensor.rank = 1;
   in.tensor.sizes[0] = out.tensor.sizes[0] = 100;

@@ -33,7 +33,11 @@ class HostTensor {
   const std::vector<int64_t>& sizes() const { return sizes_; }
   const std::vector<int64_t>& strides() const { return strides_; }
   int64_t size(int dim) const;  // negative dims count from the end
-  int64_t offset() const { return offset_; }
+  int64_t offset() const { return offset_; }  // the view's storage_offset
+  // KGB_TENSOR_CONJ / KGB_TENSOR_NEG: the logical value is the conjugate /
+  // negation of what is stored (inputs of resolve_conj / resolve_neg cases).
+  uint32_t flags() const { return flags_; }
+  void set_flags(uint32_t flags) { flags_ = flags; }
   int64_t numel() const;
   bool is_contiguous() const;
   // No two logical elements share storage (false for broadcast or other
@@ -75,6 +79,7 @@ class HostTensor {
   DType dtype_ = DType::F32;
   std::vector<int64_t> sizes_, strides_;
   int64_t offset_ = 0;
+  uint32_t flags_ = 0;
   std::vector<std::byte> storage_;
 };
 

@@ -140,8 +140,10 @@ int launch(const Geometry& g, int64_t n, const kgb_tensor* self, const kgb_tenso
 
 }  // namespace
 
-extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, double alpha, kgb_tensor* out,
+extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha_scalar, kgb_tensor* out,
                             kgb_stream stream) {
+  // alpha is an ATen Scalar: an integer (KGB_I64) or a double (KGB_F64).
+  const double alpha = alpha_scalar.dtype == KGB_F64 ? alpha_scalar.v.f : static_cast<double>(alpha_scalar.v.i);
   if (self->dtype != out->dtype || other->dtype != out->dtype) return KGB_ERR_INVALID;
   switch (out->dtype) {
     case KGB_F32: case KGB_F64: case KGB_F16: case KGB_BF16: case KGB_I32: case KGB_I64: break;

@@ -1,6 +1,5 @@
-// cuBLAS baselines on the harness stream: blas/sgemm (cublasSgemm),
-// blas/saxpy (cublasSaxpy) and aten/mm (cublasGemmEx in f32/f64/f16/bf16, as
-// ATen's CUDA mm does).
+// Shared by the cuBLAS baselines on the harness stream (blas/*, aten/mm): one
+// handle per process and a GEMM on strided 2-D views.
 //
 // cuBLAS is column-major. A 2-D view with strides [1, ld] is a column-major
 // matrix as it is; a view with strides [ld, 1] is the transpose of one, which
@@ -9,6 +8,8 @@
 // neither (every-other-element, broadcast) are outside what cuBLAS takes:
 // the baseline returns KGB_ERR_UNSUPPORTED for them; the performance cases
 // use plain layouts.
+#pragma once
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -18,10 +19,10 @@
 
 #include "kgb_baseline.h"
 
-namespace {
+namespace kgb::cuda_blas {
 
 // One handle per process, created on first use (inside the warm-up calls).
-cublasHandle_t handle_on(kgb_stream stream) {
+inline cublasHandle_t handle_on(kgb_stream stream) {
   static cublasHandle_t handle = [] {
     cublasHandle_t h = nullptr;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return static_cast<cublasHandle_t>(nullptr);
@@ -39,7 +40,7 @@ struct ColMajor {
   int64_t ld = 1;
 };
 
-ColMajor as_col_major(const kgb_tensor* t) {
+inline ColMajor as_col_major(const kgb_tensor* t) {
   ColMajor r;
   const int64_t rows = t->sizes[0], cols = t->sizes[1];
   if (t->strides[0] == 1 && (cols <= 1 || t->strides[1] >= std::max<int64_t>(1, rows))) {
@@ -61,7 +62,7 @@ struct GemmOperand {
   int64_t rows, cols, s0, s1;  // element (i, j) at data[i * s0 + j * s1]
 };
 
-int gemm(cublasHandle_t h, cudaDataType type, cublasComputeType_t compute, const void* alpha, const void* beta,
+inline int gemm(cublasHandle_t h, cudaDataType type, cublasComputeType_t compute, const void* alpha, const void* beta,
          GemmOperand a, GemmOperand b, kgb_tensor* c) {
   int64_t m = c->sizes[0], n = c->sizes[1], k = a.cols;
   if (m == 0 || n == 0) return KGB_OK;
@@ -105,61 +106,4 @@ int gemm(cublasHandle_t h, cudaDataType type, cublasComputeType_t compute, const
   return s == CUBLAS_STATUS_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
 }
 
-// blas/sgemm: params transa, transb, alpha, A, B, beta, C.
-int sgemm_cublas(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  cublasHandle_t h = handle_on(stream);
-  if (!h) return KGB_ERR_INVALID;
-  const bool ta = s[0].i != 0, tb = s[1].i != 0;
-  const float alpha = static_cast<float>(s[2].f), beta = static_cast<float>(s[5].f);
-  const kgb_tensor *a = t[3], *b = t[4];
-  kgb_tensor* c = t[6];
-  if (a->dtype != KGB_F32 || b->dtype != KGB_F32 || c->dtype != KGB_F32) return KGB_ERR_UNSUPPORTED;
-  GemmOperand opa = ta ? GemmOperand{a->data, a->sizes[1], a->sizes[0], a->strides[1], a->strides[0]}
-                       : GemmOperand{a->data, a->sizes[0], a->sizes[1], a->strides[0], a->strides[1]};
-  GemmOperand opb = tb ? GemmOperand{b->data, b->sizes[1], b->sizes[0], b->strides[1], b->strides[0]}
-                       : GemmOperand{b->data, b->sizes[0], b->sizes[1], b->strides[0], b->strides[1]};
-  // Plain sgemm semantics (no tensor-core TF32): CUBLAS_COMPUTE_32F_PEDANTIC
-  // would also forbid reduced-precision reductions; 32F is what cublasSgemm does.
-  return gemm(h, CUDA_R_32F, CUBLAS_COMPUTE_32F, &alpha, &beta, opa, opb, c);
-}
-
-// blas/saxpy: params alpha, x, y.
-int saxpy_cublas(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  cublasHandle_t h = handle_on(stream);
-  if (!h) return KGB_ERR_INVALID;
-  const float alpha = static_cast<float>(s[0].f);
-  const kgb_tensor* x = t[1];
-  kgb_tensor* y = t[2];
-  if (x->dtype != KGB_F32 || y->dtype != KGB_F32) return KGB_ERR_UNSUPPORTED;
-  const int64_t n = x->sizes[0];
-  if (n == 0) return KGB_OK;
-  cublasStatus_t st = cublasSaxpy(h, static_cast<int>(n), &alpha, static_cast<const float*>(x->data),
-                                  static_cast<int>(x->strides[0]), static_cast<float*>(y->data), static_cast<int>(y->strides[0]));
-  return st == CUBLAS_STATUS_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
-}
-
-// aten/mm: params self, mat2, out. ATen on CUDA runs mm through cuBLAS with
-// float accumulation for 16-bit types.
-int mm_cublas(kgb_tensor* const* t, const kgb_scalar_value*, kgb_stream stream) {
-  cublasHandle_t h = handle_on(stream);
-  if (!h) return KGB_ERR_INVALID;
-  const kgb_tensor *a = t[0], *b = t[1];
-  kgb_tensor* c = t[2];
-  GemmOperand opa{a->data, a->sizes[0], a->sizes[1], a->strides[0], a->strides[1]};
-  GemmOperand opb{b->data, b->sizes[0], b->sizes[1], b->strides[0], b->strides[1]};
-  const float one = 1.0f, zero = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  switch (c->dtype) {
-    case KGB_F32: return gemm(h, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, &zero, opa, opb, c);
-    case KGB_F64: return gemm(h, CUDA_R_64F, CUBLAS_COMPUTE_64F, &one_d, &zero_d, opa, opb, c);
-    case KGB_F16: return gemm(h, CUDA_R_16F, CUBLAS_COMPUTE_32F, &one, &zero, opa, opb, c);
-    case KGB_BF16: return gemm(h, CUDA_R_16BF, CUBLAS_COMPUTE_32F, &one, &zero, opa, opb, c);
-    default: return KGB_ERR_UNSUPPORTED;
-  }
-}
-
-}  // namespace
-
-KGB_REGISTER_BASELINE("blas/sgemm", "cublas", sgemm_cublas);
-KGB_REGISTER_BASELINE("blas/saxpy", "cublas", saxpy_cublas);
-KGB_REGISTER_BASELINE("aten/mm", "cublas (as ATen's CUDA mm)", mm_cublas);
+}  // namespace kgb::cuda_blas
