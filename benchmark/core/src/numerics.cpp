@@ -36,34 +36,40 @@ DType promote_floats(DType a, DType b) {
   return DType::F32;  // f32 with anything narrower, or f16 with bf16
 }
 
-// The result of a category step that PyTorch would express with a dtype KGB lacks.
-Error no_kgb_dtype(const std::string& what) { return make_error("dtype.promotion", what); }
+Error promotion_error(const std::string& what) { return make_error("dtype.promotion", "result_type: " + what); }
 
-// One accumulator of at::native::ResultTypeState: nullopt is "undefined".
-using Slot = std::optional<DType>;
+// One accumulator of at::native::ResultTypeState (nullopt: undefined), or
+// the result of combining two: that may be complex32 (torch.chalf), which
+// KGB has no dtype for but which a later step can still turn into c64/c128.
+struct Slot {
+  std::optional<DType> dtype;
+  bool complex32 = false;
+  bool defined() const { return dtype || complex32; }
+  DTypeCategory category() const { return complex32 ? DTypeCategory::Complex : dtype_category(*dtype); }
+};
 
-Result<Slot> promote_skip_undefined(Slot a, DType b) {
-  if (!a) return Slot{b};
-  if (auto p = promote_types(*a, b)) return Slot{*p};
-  return no_kgb_dtype("result_type: PyTorch does not promote " + std::string(dtype_name(*a)) + " with " +
-                      std::string(dtype_name(b)) + " (float8 dtypes promote only with themselves)");
+Result<Slot> promote_skip_undefined(const Slot& a, DType b) {
+  if (!a.defined()) return Slot{b};
+  if (auto p = promote_types(*a.dtype, b)) return Slot{*p};
+  return promotion_error("PyTorch does not promote " + std::string(dtype_name(*a.dtype)) + " with " +
+                         std::string(dtype_name(b)) + " (float8 dtypes promote only with themselves)");
 }
 
 // at::native's combine_categories(higher, lower).
-Result<Slot> combine_categories(Slot higher, Slot lower) {
-  if (!higher) return lower;
-  if (!lower) return higher;
-  const DTypeCategory h = dtype_category(*higher), l = dtype_category(*lower);
+Result<Slot> combine_categories(const Slot& higher, const Slot& lower) {
+  if (!higher.defined()) return lower;
+  if (!lower.defined()) return higher;
+  const DTypeCategory h = higher.category(), l = lower.category();
   if (h == DTypeCategory::Complex) return higher;
   if (l == DTypeCategory::Complex) {
-    if (h != DTypeCategory::Float) return lower;  // bool or integer tensors below: the complex wins
-    if (auto c = complex_of(*higher)) return Slot{*c};  // keep the float's precision
-    return no_kgb_dtype("result_type: " + std::string(dtype_name(*higher)) +
-                        " with a complex operand of lower priority gives complex32 in PyTorch, which KGB has no "
-                        "dtype for");
+    if (h != DTypeCategory::Float) return lower;  // bool or integers above: the complex wins
+    // Floats above keep their precision: c10::toComplexType.
+    if (*higher.dtype == DType::F16) return Slot{std::nullopt, true};
+    if (auto c = complex_of(*higher.dtype)) return Slot{*c};
+    return promotion_error("PyTorch has no complex type for " + std::string(dtype_name(*higher.dtype)));
   }
   if (h == DTypeCategory::Float) return higher;
-  if (h == DTypeCategory::Bool || l == DTypeCategory::Float) return promote_skip_undefined(higher, *lower);
+  if (h == DTypeCategory::Bool || l == DTypeCategory::Float) return promote_skip_undefined(higher, *lower.dtype);
   return higher;  // integers over integers or bool
 }
 
@@ -135,8 +141,11 @@ Result<DType> result_type(std::span<const Operand> operands) {
   if (!lower) return lower.error();
   auto combined = combine_categories(dimensioned, *lower);
   if (!combined) return combined.error();
-  if (!*combined) return make_error("dtype.promotion", "result_type needs at least one operand");
-  return **combined;
+  if (combined->complex32)
+    return promotion_error("f16 with a complex operand of lower priority gives complex32 in PyTorch, which KGB has "
+                           "no dtype for");
+  if (!combined->dtype) return promotion_error("no operands");
+  return *combined->dtype;
 }
 
 }  // namespace kgb

@@ -47,11 +47,12 @@ struct Operand {
 // operands of each kind are promoted among themselves; float scalars count as
 // the default dtype f32 and complex scalars as c64, integer scalars as i64.
 // Then dimensioned tensors win over zero-dim tensors, which win over scalars,
-// unless the lower kind is of a higher category: a float or complex below
-// integers is promoted with them (i32 tensor + 2.5 -> f32), and a complex
-// below floats makes the complex type of the higher float (f64 tensor +
-// 1j -> c128). Errors: no operands, a float8 dtype meeting another dtype in
-// one promotion, and f16 with a complex below it (complex32 in PyTorch).
+// unless the lower kind is of a higher category: a float below bool or
+// integers is promoted with them (i32 tensor + 2.5 -> f32), a complex below
+// them wins as it is (i32 tensor + 1j -> c64), and a complex below floats
+// makes the complex type of the higher float (f64 tensor + 1j -> c128). Errors: no operands, a float8 dtype meeting another dtype in
+// one promotion, and a result of complex32 (an f16 tensor with a complex
+// operand of lower priority), which KGB has no dtype for.
 Result<DType> result_type(std::span<const Operand> operands);
 
 }  // namespace kgb

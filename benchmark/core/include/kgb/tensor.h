@@ -135,9 +135,10 @@ inline void HostTensor::set_at(int64_t e, double v) {
     case DType::C128: tensor_detail::store<double>(p, 2 * e, v); tensor_detail::store<double>(p, 2 * e + 1, 0.0); break;
     case DType::U8: tensor_detail::store<uint8_t>(p, e, static_cast<uint8_t>(std::llround(v))); break;
     case DType::I16: tensor_detail::store<int16_t>(p, e, static_cast<int16_t>(std::llround(v))); break;
-    // Harness storage saturates: fp8 inputs are drawn wide, then rounded with saturation.
+    // Harness storage saturates: fp8 inputs are drawn wide, then rounded with
+    // saturation; E5M2 keeps the infinities a case's special values ask for.
     case DType::F8E4M3FN: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e4m3fn(v, true)); break;
-    case DType::F8E5M2: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e5m2(v, true)); break;
+    case DType::F8E5M2: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e5m2(v, !std::isinf(v))); break;
   }
 }
 
