@@ -10,10 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "aten_reference_check.h"
+#include <ATen/ATen.h>
+#include <doctest/doctest.h>
+
+#include "aten_dispatch.h"
 #include "kgb/numerics.h"
 
 namespace {
+
+at::ScalarType aten_dtype(kgb::DType t) { return kgb::aten_dispatch::scalar_type_of(static_cast<int32_t>(t)); }
+
 
 // The dtypes both sides have.
 std::vector<kgb::DType> shared_dtypes() {
@@ -44,9 +50,9 @@ std::vector<kgb::Operand> all_operands() {
 at::native::ResultTypeState add_to_state(const kgb::Operand& o, const at::native::ResultTypeState& state) {
   switch (o.kind) {
     case kgb::OperandKind::Tensor:
-      return at::native::update_result_type_state(at::empty({2}, at::dtype(kgb_test::aten_dtype(o.dtype))), state);
+      return at::native::update_result_type_state(at::empty({2}, at::dtype(aten_dtype(o.dtype))), state);
     case kgb::OperandKind::ZeroDimTensor:
-      return at::native::update_result_type_state(at::empty({}, at::dtype(kgb_test::aten_dtype(o.dtype))), state);
+      return at::native::update_result_type_state(at::empty({}, at::dtype(aten_dtype(o.dtype))), state);
     case kgb::OperandKind::Scalar:
       switch (o.dtype) {
         case kgb::DType::Bool: return at::native::update_result_type_state(at::Scalar(true), state);
@@ -73,7 +79,7 @@ void compare(const std::vector<kgb::Operand>& operands, int& compared) {
     CHECK_MESSAGE(!ours.ok(), text << "-> complex32 in libtorch, " << kgb::dtype_name(*ours) << " here");
   } else if (!ours.ok()) {
     FAIL_CHECK(text << "-> " << torch << " in libtorch, error here: " << ours.error().message);
-  } else if (kgb_test::aten_dtype(*ours) != torch) {
+  } else if (aten_dtype(*ours) != torch) {
     FAIL_CHECK(text << "-> " << torch << " in libtorch, " << kgb::dtype_name(*ours) << " here");
   }
   ++compared;
@@ -89,8 +95,8 @@ TEST_CASE("promote_types equals at::promote_types on every pair libtorch has") {
       CAPTURE(kgb::dtype_name(b));
       const auto ours = kgb::promote_types(a, b);
       REQUIRE(ours.has_value());
-      const at::ScalarType torch = at::promote_types(kgb_test::aten_dtype(a), kgb_test::aten_dtype(b));
-      CHECK(std::string(c10::toString(kgb_test::aten_dtype(*ours))) == std::string(c10::toString(torch)));
+      const at::ScalarType torch = at::promote_types(aten_dtype(a), aten_dtype(b));
+      CHECK(std::string(c10::toString(aten_dtype(*ours))) == std::string(c10::toString(torch)));
       ++compared;
     }
   CHECK(compared == 12 * 12);
