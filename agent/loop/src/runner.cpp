@@ -185,7 +185,7 @@ Result<llm::ProviderConfig> provider_config(const ProviderSettings& p, const std
   auto preset = llm::provider_preset(p.name);
   if (!preset) return preset.error();
   llm::ProviderConfig c = std::move(preset.value());
-  if (!base_url.empty()) c.base_url = base_url;
+  if (!base_url.empty()) llm::use_base_url(c, base_url);
   if (p.api_key_env) {
     c.api_key_env = *p.api_key_env;
     c.api_key_required = !p.api_key_env->empty();
