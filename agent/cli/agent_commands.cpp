@@ -248,7 +248,11 @@ int run_command(CLI::App& cmd, RunArgs& a) {
               << " evaluation(s))\n"
               << "tokens:      " << tokens(s.spend.input_tokens) << " input (" << tokens(s.spend.cached_tokens)
               << " cached), " << tokens(s.spend.output_tokens) << " output (" << tokens(s.spend.reasoning_tokens)
-              << " reasoning), " << tokens(s.spend.total_tokens()) << " total\n"
+              << " reasoning), " << tokens(s.spend.total_tokens()) << " total"
+              << (s.estimated_usage_calls > 0 ? " (estimated for " + std::to_string(s.estimated_usage_calls) + " of " +
+                                                    std::to_string(s.llm_calls) + " calls)"
+                                              : std::string())
+              << "\n"
               << "cost:        " << money(s.spend.usd) << "\n"
               << "time:        " << duration(s.session_seconds) << " this session, " << duration(s.total_seconds) << " in all\n"
               << "store:       " << s.store_file << "  (kgb export " << s.run_id << " --store " << s.store_file

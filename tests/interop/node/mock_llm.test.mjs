@@ -70,6 +70,7 @@ test('kgb run, refine and tool-agent, streamed: solved, with usage estimated and
     const summary = JSON.parse(out.stdout);
     assert.equal(summary.tasks_solved, 1, out.stdout);
     assert.equal(summary.llm_calls, 1);
+    assert.equal(summary.llm_calls_usage_estimated, 1);
     assert.ok(summary.spend.input_tokens > 0 && summary.spend.output_tokens > 0);
     const calls = await exportRows(store, runId, 'llm_calls');
     assert.equal(calls.length, 1);
