@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# README command 2: build and run the whole test suite (unit, integration and
-# slow tests; GPU tests skip cleanly on hosts without a GPU).
+# README command 2: build and run the whole test suite (unit, integration,
+# slow and interop tests; GPU tests skip cleanly on hosts without a GPU).
 #   scripts/test.sh [extra ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -91,6 +91,9 @@ class Section {
           if (!x.is_string()) throw std::invalid_argument("a list of strings");
           out.push_back(x.get<std::string>());
         }
+      } else if constexpr (std::is_same_v<T, json>) {
+        if (!v.is_object()) throw std::invalid_argument("a table");
+        out = v;
       } else if constexpr (std::is_integral_v<T>) {
         if (!v.is_number_integer()) throw std::invalid_argument("an integer");
         if constexpr (std::is_unsigned_v<T>)
@@ -186,6 +189,7 @@ Result<RunConfig> from_tree(const json& root, RunConfig c, const std::string& or
     s.get("reasoning_effort", p.reasoning_effort);
     s.get("thinking_budget", p.thinking_budget);
     s.get("session_header", p.session_header);
+    s.get("extra", p.extra);
     s.finish();
   }
   if (root.contains("prices")) {
@@ -335,6 +339,7 @@ nlohmann::json config_to_json(const RunConfig& c) {
   if (p.temperature) provider["temperature"] = *p.temperature;
   if (p.thinking_budget) provider["thinking_budget"] = *p.thinking_budget;
   if (p.session_header) provider["session_header"] = *p.session_header;
+  if (p.extra.is_object() && !p.extra.empty()) provider["extra"] = p.extra;
   j["provider"] = provider;
   if (!p.prices.empty()) {
     json prices = json::object();

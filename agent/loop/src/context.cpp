@@ -74,6 +74,7 @@ json request_json(const llm::ChatRequest& r) {
   if (r.seed) j["seed"] = *r.seed;
   if (!r.reasoning_effort.empty()) j["reasoning_effort"] = r.reasoning_effort;
   if (r.thinking_budget) j["thinking_budget"] = *r.thinking_budget;
+  if (r.extra.is_object() && !r.extra.empty()) j["extra"] = r.extra;
   return j;
 }
 
@@ -301,8 +302,24 @@ asio::awaitable<ChatResult> Iteration::chat(llm::ChatRequest request) {
   rec.tokens.cache_write = u.cache_write_tokens;
   rec.tokens.output = u.output_tokens;
   rec.tokens.reasoning = u.reasoning_tokens;
-  rec.usage_estimated = u.estimated;
   rec.cost_usd = outcome.cost_usd;
+  // A server that sends no usage, or zeros for a real exchange (some gateways
+  // do), must not make the call free: the client's estimate stands in, and
+  // budgets and reports see it marked as such.
+  if (u.reported && u.input_tokens > 0) {
+    rec.usage_source = u.estimated ? "estimated" : "reported";
+  } else if (outcome.response) {
+    rec.usage_source = "estimated";
+    rec.tokens = {};
+    rec.tokens.input = estimate;
+    rec.tokens.output = llm::estimate_reply_tokens(*outcome.response);
+    if (run.prices)
+      rec.cost_usd = (static_cast<double>(rec.tokens.input) * run.prices->input +
+                      static_cast<double>(rec.tokens.output) * run.prices->output) / 1e6;
+  } else {
+    rec.usage_source = "missing";  // a failed call without usage: what it cost is unknown
+  }
+  rec.usage_estimated = rec.usage_source == "estimated";
   if (outcome.response) {
     const auto& resp = *outcome.response;
     rec.response_text = resp.text;
@@ -319,7 +336,10 @@ asio::awaitable<ChatResult> Iteration::chat(llm::ChatRequest request) {
     rec.http_status = e.http_status;
   }
   const bool cancelled = outcome.error && outcome.error->kind == llm::ErrorKind::Cancelled;
-  const bool fatal = outcome.error && (outcome.error->kind == llm::ErrorKind::Config || outcome.error->kind == llm::ErrorKind::Quota);
+  // A missing key, an empty account or refused credentials fail every call alike: stop the run.
+  const bool fatal = outcome.error && (outcome.error->kind == llm::ErrorKind::Config || outcome.error->kind == llm::ErrorKind::Quota ||
+                                       (outcome.error->kind == llm::ErrorKind::HttpStatus &&
+                                        (outcome.error->http_status == 401 || outcome.error->http_status == 403)));
   rec.status = cancelled ? "interrupted" : fatal ? "failed" : "done";
   if (auto s = run.store->finish_llm_call(rec); !s) throw std::runtime_error("run store: " + s.error().message);
   // Tokens of a failed call were billed all the same.
@@ -576,6 +596,7 @@ llm::ChatRequest AttemptContext::make_request(std::vector<llm::Message> messages
   r.stream = p.stream;
   r.reasoning_effort = p.reasoning_effort;
   r.thinking_budget = p.thinking_budget;
+  r.extra = p.extra;
   return r;
 }
 

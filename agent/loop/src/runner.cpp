@@ -70,6 +70,7 @@ json RunSummary::to_json() const {
           {"iterations", iterations},
           {"evaluations", evaluations},
           {"llm_calls", llm_calls},
+          {"llm_calls_usage_estimated", estimated_usage_calls},
           {"spend", s},
           {"session_seconds", session_seconds},
           {"total_seconds", total_seconds},
@@ -185,7 +186,7 @@ Result<llm::ProviderConfig> provider_config(const ProviderSettings& p, const std
   auto preset = llm::provider_preset(p.name);
   if (!preset) return preset.error();
   llm::ProviderConfig c = std::move(preset.value());
-  if (!base_url.empty()) c.base_url = base_url;
+  if (!base_url.empty()) llm::use_base_url(c, base_url);
   if (p.api_key_env) {
     c.api_key_env = *p.api_key_env;
     c.api_key_required = !p.api_key_env->empty();
@@ -576,6 +577,7 @@ Result<RunSummary> execute_run(RunOptions o) {
   summary.iterations = after.iterations;
   summary.evaluations = after.evaluations;
   summary.llm_calls = after.llm_calls;
+  summary.estimated_usage_calls = after.estimated_usage_calls;
   summary.spend = st.run_spend;
   summary.spend.input_tokens = after.tokens.input;
   summary.spend.cached_tokens = after.tokens.cached_input;

@@ -189,6 +189,8 @@ Result<std::vector<Run>> load_runs(const std::filesystem::path& store_file, cons
     run.tokens = tokens_of(totals.tokens);
     run.cost_usd = totals.cost_usd;
     run.llm_calls = totals.llm_calls;
+    run.estimated_usage_calls = totals.estimated_usage_calls;
+    run.missing_usage_calls = totals.missing_usage_calls;
 
     // Evaluations and calls by (attempt, iteration).
     using Key = std::pair<int64_t, int>;

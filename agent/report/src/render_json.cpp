@@ -91,6 +91,8 @@ json run_json(const RunReport& r) {
           {"fast_p", fast},
           {"tokens", tokens},
           {"llm_calls", r.run.llm_calls},
+          {"llm_calls_usage_estimated", r.run.estimated_usage_calls},
+          {"llm_calls_usage_missing", r.run.missing_usage_calls},
           {"dollars", per_unit_json(r.usd)},
           {"time", time},
           {"iterations",

@@ -77,7 +77,10 @@ Section summary_section(const Report& report) {
   row("iterations to first success (mean / median)", [](const RunReport& r) {
     return fmt::number(r.mean_iterations_to_success, 2) + " / " + fmt::number(r.median_iterations_to_success, 1);
   });
-  row("tokens, total", [](const RunReport& r) { return fmt::count(r.tokens.total); });
+  // Estimated usage is marked wherever it enters a total.
+  row("tokens, total", [](const RunReport& r) {
+    return fmt::count(r.tokens.total) + (r.run.estimated_usage_calls > 0 ? " (estimated in part)" : "");
+  });
   row("tokens per task", [](const RunReport& r) { return fmt::count(r.tokens.per_task); });
   row("tokens per success", [](const RunReport& r) { return fmt::count(r.tokens.per_success); });
   row("  input (uncached / cached)", [](const RunReport& r) {
@@ -86,7 +89,12 @@ Section summary_section(const Report& report) {
   row("  output (visible / reasoning)", [](const RunReport& r) {
     return fmt::count(static_cast<double>(r.run.tokens.visible_output())) + " / " + fmt::count(static_cast<double>(r.run.tokens.reasoning));
   });
-  row("LLM calls", [](const RunReport& r) { return std::to_string(r.run.llm_calls); });
+  row("LLM calls", [](const RunReport& r) {
+    std::string text = std::to_string(r.run.llm_calls);
+    if (r.run.estimated_usage_calls > 0) text += ", " + std::to_string(r.run.estimated_usage_calls) + " with estimated usage";
+    if (r.run.missing_usage_calls > 0) text += ", " + std::to_string(r.run.missing_usage_calls) + " without usage";
+    return text;
+  });
   row("dollars, total", [](const RunReport& r) { return fmt::usd(r.usd.total); });
   row("dollars per task", [](const RunReport& r) { return fmt::usd(r.usd.per_task); });
   row("dollars per success", [](const RunReport& r) { return fmt::usd(r.usd.per_success); });

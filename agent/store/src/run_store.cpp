@@ -7,7 +7,8 @@ namespace kgb::store {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: llm_calls.usage_source (reported | estimated | missing).
+constexpr int kSchemaVersion = 2;
 
 // Text columns ending in _json hold JSON; export embeds them as values.
 const char* kSchema = R"SQL(
@@ -62,6 +63,7 @@ CREATE TABLE IF NOT EXISTS llm_calls(
   input_tokens INTEGER NOT NULL DEFAULT 0, cached_input_tokens INTEGER NOT NULL DEFAULT 0,
   cache_write_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
   reasoning_tokens INTEGER NOT NULL DEFAULT 0, usage_estimated INTEGER NOT NULL DEFAULT 0,
+  usage_source TEXT NOT NULL DEFAULT '',
   cost_usd REAL, latency_ms INTEGER NOT NULL DEFAULT 0,
   attempts INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0,
   error_kind TEXT NOT NULL DEFAULT '', error_message TEXT NOT NULL DEFAULT '', http_status INTEGER NOT NULL DEFAULT 0,
@@ -136,9 +138,20 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
     if (!version) return version.error();
     if ((*version)->step()) {
       const int found = std::stoi((*version)->text(0));
-      if (found != kSchemaVersion)
+      version.value().reset();
+      if (found == 1) {
+        // Additive: the column, filled from what schema 1 recorded.
+        if (auto s = d.exec("ALTER TABLE llm_calls ADD COLUMN usage_source TEXT NOT NULL DEFAULT '';"
+                            "UPDATE llm_calls SET usage_source = CASE WHEN usage_estimated = 1 THEN 'estimated' "
+                            "WHEN input_tokens + output_tokens > 0 THEN 'reported' WHEN status = 'running' THEN '' "
+                            "ELSE 'missing' END;"
+                            "UPDATE meta SET value = '2' WHERE key = 'schema_version';");
+            !s)
+          return make_error("store.schema", file.string() + ": upgrading the run store to schema 2: " + s.error().message);
+      } else if (found != kSchemaVersion) {
         return make_error("store.schema", file.string() + " has run-store schema " + std::to_string(found) +
                                               "; this kgb reads schema " + std::to_string(kSchemaVersion));
+      }
     } else {
       auto insert = d.prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?)");
       if (!insert) return insert.error();
@@ -421,7 +434,7 @@ constexpr const char* kLlmColumns =
     "id, run_id, attempt_id, iteration, step, status, provider, model, request_json, response_text, reasoning, "
     "tool_calls_json, finish_reason, input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, "
     "reasoning_tokens, usage_estimated, cost_usd, latency_ms, attempts, retries, error_kind, error_message, "
-    "http_status, max_output_tokens, started_at, finished_at";
+    "http_status, max_output_tokens, started_at, finished_at, usage_source";
 
 LlmCallRecord read_llm_call(const Statement& s) {
   LlmCallRecord c;
@@ -454,6 +467,7 @@ LlmCallRecord read_llm_call(const Statement& s) {
   c.max_output_tokens = s.integer(26);
   c.started_at = s.text(27);
   c.finished_at = s.text(28);
+  c.usage_source = s.text(29);
   return c;
 }
 
@@ -476,14 +490,15 @@ Status RunStore::finish_llm_call(const LlmCallRecord& c) {
       "UPDATE llm_calls SET status = ?, response_text = ?, reasoning = ?, tool_calls_json = ?, finish_reason = ?, "
       "input_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?, output_tokens = ?, reasoning_tokens = ?, "
       "usage_estimated = ?, cost_usd = ?, latency_ms = ?, attempts = ?, retries = ?, error_kind = ?, "
-      "error_message = ?, http_status = ?, finished_at = ? WHERE id = ?");
+      "error_message = ?, http_status = ?, finished_at = ?, usage_source = ? WHERE id = ?");
   if (!s) return s.error();
   auto& st = **s;
   st.bind(1, c.status).bind(2, c.response_text).bind(3, c.reasoning).bind(4, dump_json_column(c.tool_calls));
   st.bind(5, c.finish_reason).bind(6, c.tokens.input).bind(7, c.tokens.cached_input).bind(8, c.tokens.cache_write);
   st.bind(9, c.tokens.output).bind(10, c.tokens.reasoning).bind(11, c.usage_estimated).bind(12, c.cost_usd);
   st.bind(13, c.latency_ms).bind(14, c.attempts).bind(15, c.retries).bind(16, c.error_kind).bind(17, c.error_message);
-  st.bind(18, c.http_status).bind(19, utc_now()).bind(20, c.id);
+  const std::string source = !c.usage_source.empty() ? c.usage_source : c.usage_estimated ? "estimated" : "reported";
+  st.bind(18, c.http_status).bind(19, utc_now()).bind(20, source).bind(21, c.id);
   return st.run();
 }
 
@@ -646,7 +661,8 @@ RunTotals RunStore::totals(const std::string& run_id) {
   if (auto s = d.prepare(
           "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(cached_input_tokens),0), "
           "COALESCE(SUM(cache_write_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(reasoning_tokens),0), "
-          "COALESCE(SUM(cost_usd),0), COUNT(*) FROM llm_calls WHERE run_id = ? AND status IN ('done', 'failed')")) {
+          "COALESCE(SUM(cost_usd),0), COUNT(*), COALESCE(SUM(usage_source = 'estimated'),0), "
+          "COALESCE(SUM(usage_source = 'missing'),0) FROM llm_calls WHERE run_id = ? AND status IN ('done', 'failed')")) {
     (*s)->bind(1, run_id);
     if ((*s)->step()) {
       const auto& st = **s;
@@ -657,6 +673,8 @@ RunTotals RunStore::totals(const std::string& run_id) {
       t.tokens.reasoning = st.integer(4);
       t.cost_usd = st.real(5);
       t.llm_calls = static_cast<int>(st.integer(6));
+      t.estimated_usage_calls = static_cast<int>(st.integer(7));
+      t.missing_usage_calls = static_cast<int>(st.integer(8));
     }
   }
   if (auto s = d.prepare("SELECT COUNT(*) FROM iterations WHERE run_id = ? AND status = 'done'")) {

@@ -7,7 +7,8 @@
 //   [run]        policy, platform, tasks, task_ids, samples, concurrency, seed, store, prompts, id
 //   [provider]   name, model, base_url, api_key_env, max_concurrent, requests_per_minute,
 //                tokens_per_minute, temperature, max_output_tokens, stream, timeout_seconds,
-//                retries, prices, reasoning_effort, thinking_budget, session_header
+//                retries, prices, reasoning_effort, thinking_budget, session_header,
+//                extra (a table of provider-specific request fields: top_k, logit_bias, ...)
 //   [prices."<model>"]  input, cached_input, output, cache_write (dollars per million tokens)
 //   [oracle]     compile_error_attempts, wrong_result_attempts, latency_ms ("MS" or "MIN:MAX"),
 //                seed, fail_429, fail_500, fail_mid_stream, fail_truncate, threads
@@ -52,9 +53,12 @@ struct ProviderSettings {
   std::map<std::string, TokenPrices> prices;  // [prices."model"]: added over the defaults
   std::string reasoning_effort;
   std::optional<int64_t> thinking_budget;
-  // Send X-KGB-Session (one per conversation) so a server can count attempts;
+  // Send X-KGB-Session (one per conversation), a label for a server's logs;
   // default: on for the oracle only.
   std::optional<bool> session_header;
+  // Provider-specific request fields merged into every request body last
+  // (top_k, logit_bias, chat_template_kwargs, reasoning options, ...).
+  nlohmann::json extra = nlohmann::json::object();
 };
 
 struct OracleSettings {

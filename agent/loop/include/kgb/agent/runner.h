@@ -92,6 +92,7 @@ struct RunSummary {
   int attempts = 0, attempts_finished = 0, attempts_solved = 0;
   int tasks = 0, tasks_solved = 0;
   int iterations = 0, evaluations = 0, llm_calls = 0;
+  int estimated_usage_calls = 0;  // calls whose tokens are estimates (the server's or the client's)
   Spend spend;             // all sessions
   double session_seconds = 0, total_seconds = 0;
   int interrupted_steps = 0;  // steps found in flight from a killed session

@@ -101,6 +101,8 @@ struct Run {
   TokenUse tokens;           // every LLM call that reported usage, failed ones included
   double cost_usd = 0;
   int llm_calls = 0;
+  int estimated_usage_calls = 0;  // calls whose tokens are estimates (server- or client-side)
+  int missing_usage_calls = 0;    // failed calls without usage (counted as 0)
   std::vector<Attempt> attempts;
 };
 

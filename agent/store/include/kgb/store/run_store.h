@@ -114,7 +114,11 @@ struct LlmCallRecord {
   nlohmann::json tool_calls = nlohmann::json::array();
   std::string finish_reason;
   TokenCounts tokens;
-  bool usage_estimated = false;
+  // Where the counts come from: "reported" by the server, "estimated" (by the
+  // server, which says so, or by the client when the server sent none or
+  // zeros), "missing" (a failed call without usage; counted as 0).
+  std::string usage_source;
+  bool usage_estimated = false;  // usage_source == "estimated"
   std::optional<double> cost_usd;
   int64_t latency_ms = 0;
   int attempts = 0, retries = 0;
@@ -162,6 +166,8 @@ struct ToolCallRecord {
 // failed ones included).
 struct RunTotals {
   TokenCounts tokens;
+  int estimated_usage_calls = 0;  // LLM calls whose tokens are estimates
+  int missing_usage_calls = 0;    // LLM calls without usage (failed ones)
   double cost_usd = 0;
   int llm_calls = 0;
   int iterations = 0;
