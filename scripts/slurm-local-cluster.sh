@@ -63,6 +63,8 @@ dir=$(cd "$dir" && pwd)
 # munged checks every folder above its files: none may be writable by others
 # (sticky /tmp is fine).
 chmod 0755 "$dir"
+runuser -u munge -- test -x "$dir" ||
+  die "the munge user cannot reach $dir: every folder above it must be searchable by others (chmod o+x)"
 mkdir -p "$dir/munge" "$dir/munge-socket" "$dir/state" "$dir/spool"
 chown munge:munge "$dir/munge" "$dir/munge-socket"
 chmod 0700 "$dir/munge"

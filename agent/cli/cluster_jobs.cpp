@@ -6,6 +6,8 @@
 #include <memory>
 #include <random>
 
+#include "exit_codes.h"
+
 #ifdef KGB_HAVE_AGENT_LOOP
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -21,9 +23,9 @@
 namespace kgb::cli {
 
 void add_cluster_options(CLI::App* cmd, ClusterArgs& a) {
-  cmd->add_option("--executor", a.executor, "where evaluations run: local (here, default) or slurm")
-      ->check(CLI::IsMember({"local", "slurm"}))
-      ->capture_default_str();
+  cmd->add_option("--executor", a.executor, "where evaluations run: local (here) or slurm (default: [executor] kind "
+                                             "of --config, else local)")
+      ->check(CLI::IsMember({"local", "slurm"}));
   cmd->add_option("--config,-c", a.config, "experiment configuration whose [executor] table describes the cluster")
       ->check(CLI::ExistingFile);
   cmd->add_option("--partition", a.partition, "slurm: partition for every platform [executor.partitions] does not name");
@@ -43,7 +45,23 @@ nlohmann::json placement_json(const jobs::JobReply& r) {
           {"seconds", r.seconds}};
 }
 
+std::optional<ClusterArgs> cluster_for_command(const ClusterArgs& args, int& exit_code) {
+  auto resolved = resolve_executor(args);
+  if (resolved) return std::move(resolved.value());
+  std::cerr << "error: " << resolved.error().message << "\n";
+  exit_code = kExitUsage;
+  return std::nullopt;
+}
+
 #ifndef KGB_HAVE_AGENT_LOOP
+
+Result<ClusterArgs> resolve_executor(ClusterArgs a) {
+  if (!a.executor.empty()) return a;
+  if (!a.config.empty())
+    return make_error("config.executor", "--config needs the agent loop, which this kgb was built without");
+  a.executor = "local";
+  return a;
+}
 
 Status run_on_cluster(std::vector<jobs::JobRequest>, const ClusterArgs&, const std::string&,
                       const std::function<void(size_t, const jobs::JobReply&)>&) {
@@ -54,6 +72,20 @@ Status run_on_cluster(std::vector<jobs::JobRequest>, const ClusterArgs&, const s
 #else
 
 namespace asio = boost::asio;
+
+namespace {
+
+}  // namespace
+
+Result<ClusterArgs> resolve_executor(ClusterArgs a) {
+  if (!a.executor.empty()) return a;
+  a.executor = "local";
+  if (a.config.empty()) return a;
+  auto config = agent::load_config_file(a.config);
+  if (!config) return config.error();
+  a.executor = config->executor.kind;
+  return a;
+}
 
 namespace {
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,13 +17,19 @@
 namespace kgb::cli {
 
 struct ClusterArgs {
-  std::string executor = "local";  // local | slurm
-  std::string config;              // experiment file: its [executor] table
-  std::string partition;           // overrides [executor] partition
+  std::string executor;   // local | slurm; empty: [executor] kind of --config, else local
+  std::string config;     // experiment file: its [executor] table
+  std::string partition;  // overrides [executor] partition
   bool slurm() const { return executor == "slurm"; }
 };
 
 void add_cluster_options(CLI::App* cmd, ClusterArgs& args);
+// The arguments with `executor` settled when --executor was not given (from
+// --config's [executor] kind); errors for a configuration that cannot be read.
+Result<ClusterArgs> resolve_executor(ClusterArgs args);
+// The same for a command: a configuration that cannot be read is printed and
+// sets the usage exit code.
+std::optional<ClusterArgs> cluster_for_command(const ClusterArgs& args, int& exit_code);
 
 // Runs the requests on the Slurm executor described by [executor] of
 // --config and --partition (which also give each request its partition), in

@@ -241,7 +241,9 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
     auto cluster = std::make_shared<ClusterArgs>();
     add_cluster_options(cmd, *cluster);
     cmd->callback([=, &exit_code] {
-      const bool on_cluster = cluster->slurm();
+      const auto cluster_args = cluster_for_command(*cluster, exit_code);
+      if (!cluster_args) return;
+      const bool on_cluster = cluster_args->slurm();
       auto all = load_all_tasks(tasks_root());
       auto p = load_platform(args->platform);
       if (!p) {
@@ -333,7 +335,7 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
             print_row(tasks[next], tv, &where, placement_text(r));
           }
         };
-        if (auto s = run_on_cluster(std::move(requests), *cluster, "validate", on_reply); !s) {
+        if (auto s = run_on_cluster(std::move(requests), *cluster_args, "validate", on_reply); !s) {
           std::cerr << "error: " << s.error().message << "\n";
           exit_code = s.error().code.rfind("config.", 0) == 0 ? kExitUsage : kExitInfrastructure;
           return;

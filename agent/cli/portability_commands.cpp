@@ -228,7 +228,9 @@ void add_portability_commands(CLI::App& app, int& exit_code) {
   auto cluster = std::make_shared<ClusterArgs>();
   add_cluster_options(cmd, *cluster);
   cmd->callback([=, &exit_code] {
-    const bool on_cluster = cluster->slurm();
+    const auto cluster_args = cluster_for_command(*cluster, exit_code);
+    if (!cluster_args) return;
+    const bool on_cluster = cluster_args->slurm();
     std::vector<Platform> platforms;
     for (const auto& name : split_commas(args->platforms)) {
       auto p = load_platform(name);
@@ -279,7 +281,7 @@ void add_portability_commands(CLI::App& app, int& exit_code) {
     }
     std::vector<std::vector<Cell>> cluster_cells;
     if (on_cluster) {
-      auto cells = evaluate_on_cluster(tasks, platforms, *args, options, *cluster);
+      auto cells = evaluate_on_cluster(tasks, platforms, *args, options, *cluster_args);
       if (!cells) {
         std::cerr << "error: " << cells.error().message << "\n";
         exit_code = cells.error().code.rfind("config.", 0) == 0 ? kExitUsage : kExitInfrastructure;

@@ -3,8 +3,8 @@
 // slurmd as root, partitions `cpu` and `fake-gpu` on this host). The tests:
 // a run on the cluster against the same run here, kgb validate and kgb
 // portability on the cluster, a job cancelled mid-run (scancel), the driver
-// killed with SIGKILL and resumed, and broken cluster settings; the daemons
-// are shut down at the end. Where the daemons cannot start (not root, slurm-wlm
+// killed with SIGKILL and resumed, Ctrl-C, and broken cluster settings; the
+// daemons are shut down at the end. Where the daemons cannot start (not root, slurm-wlm
 // or munge missing) every test says "slurm tests skipped: ..." and ctest
 // reports them skipped.
 #include <doctest/doctest.h>
@@ -403,6 +403,51 @@ TEST_CASE("kgb run --resume after SIGKILL of the driver re-attaches: nothing los
     CHECK(e.tries == 1);
   }
   CHECK(wait_until([] { return no_live_jobs("kgb-killed"); }, 30));
+}
+
+TEST_CASE("Ctrl-C: the evaluation on a worker finishes and is recorded, queued ones are taken back") {
+  REQUIRE_CLUSTER();
+  const fs::path dir = temp_dir("slurm-interrupt");
+  const fs::path store = dir / "runs.db";
+  const fs::path spool = fs::path(store.string() + ".jobs") / "interrupted";
+  const pid_t driver =
+      start_kgb(with(run_args("interrupted", store, "aten/*,blas/*", 0), {"--config", cluster_config(dir).string()}), dir / "first.log");
+  std::optional<jobs::SpoolClaim> running;
+  REQUIRE(wait_until(
+      [&] {
+        auto snap = jobs::Spool(spool).snapshot();
+        if (!snap.claimed.empty() && !snap.queued.empty()) running = snap.claimed.front();
+        return running.has_value();
+      },
+      120));
+  ::kill(driver, SIGINT);
+  const int code = wait_exit(driver, 300);
+  INFO(read_text(dir / "first.log"));
+  CHECK(code == 130);
+  {
+    auto db = open_store(store);
+    bool recorded = false;
+    for (const auto& e : db->evaluations("interrupted"))
+      recorded = recorded || "a" + std::to_string(e.attempt_id) + "-i" + std::to_string(e.iteration) + "-s" +
+                                     std::to_string(e.step) == running->key;
+    CHECK_MESSAGE(recorded, "the evaluation " << running->key << " was on a worker: it finishes and is recorded");
+    bool withdrawn = false;
+    for (const auto& j : db->executor_jobs("interrupted")) withdrawn = withdrawn || j.state == "withdrawn";
+    CHECK(withdrawn);
+  }
+  const auto snap = jobs::Spool(spool).snapshot();
+  CHECK(snap.queued.empty());
+  CHECK(snap.claimed.empty());
+  CHECK(wait_until([] { return no_live_jobs("kgb-interrupted"); }, 30));
+
+  // The next session finishes the run without evaluating anything twice.
+  auto resumed = run_kgb({"run", "--resume", "interrupted", "--store", store.string()});
+  INFO(resumed.output);
+  REQUIRE(resumed.status.code == 0);
+  auto db = open_store(store);
+  const auto starts = ledger_starts(spool);
+  CHECK(starts.size() == db->evaluations("interrupted").size());
+  for (const auto& [key, n] : starts) CHECK_MESSAGE(n == 1, key);
 }
 
 TEST_CASE("broken cluster settings: an unknown partition, and workers that cannot run") {

@@ -303,3 +303,14 @@ TEST_CASE("a schema-1 store is upgraded in place: evaluations gain where they ra
   REQUIRE(!newer.ok());
   CHECK(newer.error().message.find("schema 99") != std::string::npos);
 }
+
+TEST_CASE("the sample cluster configuration of examples/ is valid") {
+  auto c = load_config_file(std::string(KGB_SOURCE_DIR) + "/examples/slurm.toml");
+  INFO((c.ok() ? std::string() : c.error().message));
+  REQUIRE(c.ok());
+  CHECK(c->executor.is_slurm());
+  CHECK(c->executor.partition_for("cuda-sm90", jobs::JobKind::Evaluate) == "gpu-h100");
+  CHECK(c->executor.partition_for("cpu-x86_64", jobs::JobKind::Evaluate) == "cpu");
+  CHECK(c->executor.partition_options.at("gpu-h100").front() == "--gres=gpu:1");
+  CHECK(validate_config(*c).ok());
+}

@@ -430,7 +430,8 @@ class SlurmExecutor final : public JobExecutor {
         w.state = "queued";
         continue;
       }
-      if (!answered.count(key)) lost.push_back(w.request);  // answered but not read yet: next tick
+      // Answered but not read yet: next tick. Stopping: stop() is taking requests back.
+      if (!answered.count(key) && !stopping_) lost.push_back(w.request);
     }
 
     for (const auto& c : snap.claimed)
@@ -512,6 +513,8 @@ class SlurmExecutor final : public JobExecutor {
           if (auto it = waiting_.find(o.key); it != waiting_.end()) {
             it->second->state = "queued";
             it->second->request.attempt = o.attempt + 1;
+            // No worker will be started now: the next session re-attaches to the queued request.
+            if (stopping_) finish(*it->second, std::nullopt);
           }
           ++queued_per_folder[Spool::partition_folder(o.partition)];
         } else if (o.gave_up) {
