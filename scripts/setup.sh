@@ -24,6 +24,7 @@ packages=(
   g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user
   chromium
   hipcc libamdhip64-dev rocm-device-libs
+  slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do

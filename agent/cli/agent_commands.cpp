@@ -118,7 +118,7 @@ class ConsoleObserver final : public agent::RunObserver {
 
 struct RunArgs {
   std::string config_file, resume, policy, provider, model, base_url, platform, tasks, store, run_id, prompts;
-  std::string api_key_env, oracle_latency, cases;
+  std::string api_key_env, oracle_latency, cases, executor, partition;
   std::vector<std::string> params, extra;
   int samples = 0, concurrency = 0, max_iters = 0, jobs = 0, seeds = 0, oracle_compile_errors = -1, oracle_wrong_results = -1;
   int64_t budget_tokens = 0, run_budget_tokens = 0, max_output_tokens = 0;
@@ -156,6 +156,8 @@ int run_command(CLI::App& cmd, RunArgs& a) {
     c = std::move(loaded.value());
   }
   if (given("--store")) c.store = a.store;
+  if (given("--executor")) options.executor = a.executor;
+  if (given("--partition")) options.partition = a.partition;
   if (!a.resume.empty()) {
     options.resume = a.resume;
     if (given("--concurrency")) options.concurrency = a.concurrency;
@@ -377,6 +379,9 @@ void add_agent_commands(CLI::App& app, int& exit_code) {
   run->add_option("--concurrency,-j", a.concurrency, "task attempts in flight (default 4)")->check(CLI::PositiveNumber);
   run->add_option("--jobs", a.jobs, "compile/evaluate jobs at once (default: the cores)")->check(CLI::NonNegativeNumber);
   run->add_option("--store", a.store, "run store file (SQLite; default kgb-runs.db)");
+  run->add_option("--executor", a.executor, "where evaluations run: local (default) or slurm ([executor] in the config)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  run->add_option("--partition", a.partition, "slurm: the partition of platforms [executor.partitions] does not name");
   run->add_option("--run-id", a.run_id, "id of the new run (default: generated)");
   run->add_option("--seed", a.seed, "seed of the run's inputs and choices (default: random, recorded)");
   run->add_option("--prompts", a.prompts, "prompt template folder (default: the source tree's prompts/)");

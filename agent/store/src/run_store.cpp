@@ -7,7 +7,9 @@ namespace kgb::store {
 
 namespace {
 
-// 2: llm_calls.usage_source (reported | estimated | missing).
+// 2: llm_calls.usage_source (reported | estimated | missing); where each
+//    evaluation ran (executor, node, partition, job id, tries) and the
+//    executor_jobs table.
 constexpr int kSchemaVersion = 2;
 
 // Text columns ending in _json hold JSON; export embeds them as values.
@@ -81,6 +83,8 @@ CREATE TABLE IF NOT EXISTS evaluations(
   kernel TEXT NOT NULL REFERENCES kernels(sha256), purpose TEXT NOT NULL, options_json TEXT NOT NULL,
   outcome TEXT NOT NULL, stage TEXT NOT NULL, passed INTEGER NOT NULL, speedup REAL NOT NULL,
   verdict_json TEXT NOT NULL, seconds REAL NOT NULL, created_at TEXT NOT NULL,
+  executor TEXT NOT NULL DEFAULT 'local', node TEXT NOT NULL DEFAULT '', partition_name TEXT NOT NULL DEFAULT '',
+  job_id TEXT NOT NULL DEFAULT '', tries INTEGER NOT NULL DEFAULT 1,
   UNIQUE(attempt_id, iteration, step));
 CREATE INDEX IF NOT EXISTS evaluations_run ON evaluations(run_id);
 CREATE TABLE IF NOT EXISTS tool_calls(
@@ -95,6 +99,25 @@ CREATE TABLE IF NOT EXISTS tool_calls(
 CREATE UNIQUE INDEX IF NOT EXISTS tool_calls_done ON tool_calls(attempt_id, iteration, step) WHERE status = 'done';
 CREATE INDEX IF NOT EXISTS tool_calls_run ON tool_calls(run_id);
 CREATE INDEX IF NOT EXISTS iterations_run ON iterations(run_id);
+CREATE TABLE IF NOT EXISTS executor_jobs(
+  id INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  job_key TEXT NOT NULL, attempt_id INTEGER, iteration INTEGER, step INTEGER, try_index INTEGER NOT NULL,
+  executor TEXT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '',
+  job_id TEXT NOT NULL DEFAULT '', partition_name TEXT NOT NULL DEFAULT '', node TEXT NOT NULL DEFAULT '',
+  queued_at TEXT NOT NULL DEFAULT '', started_at TEXT NOT NULL DEFAULT '', finished_at TEXT NOT NULL DEFAULT '',
+  seconds REAL NOT NULL DEFAULT 0,
+  UNIQUE(run_id, job_key, try_index));
+CREATE INDEX IF NOT EXISTS executor_jobs_run ON executor_jobs(run_id);
+)SQL";
+
+// Schema 1 -> 2: where each evaluation ran (the executor_jobs table is created by kSchema).
+const char* kMigrateFrom1 = R"SQL(
+ALTER TABLE evaluations ADD COLUMN executor TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE evaluations ADD COLUMN node TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN partition_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN tries INTEGER NOT NULL DEFAULT 1;
 )SQL";
 
 }  // namespace
@@ -140,8 +163,9 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
       const int found = std::stoi((*version)->text(0));
       version.value().reset();
       if (found == 1) {
-        // Additive: the column, filled from what schema 1 recorded.
-        if (auto s = d.exec("ALTER TABLE llm_calls ADD COLUMN usage_source TEXT NOT NULL DEFAULT '';"
+        // Additive: the columns, filled from what schema 1 recorded.
+        if (auto s = d.exec(std::string(kMigrateFrom1) +
+                            "ALTER TABLE llm_calls ADD COLUMN usage_source TEXT NOT NULL DEFAULT '';"
                             "UPDATE llm_calls SET usage_source = CASE WHEN usage_estimated = 1 THEN 'estimated' "
                             "WHEN input_tokens + output_tokens > 0 THEN 'reported' WHEN status = 'running' THEN '' "
                             "ELSE 'missing' END;"
@@ -522,7 +546,7 @@ constexpr const char* kToolColumns =
 
 constexpr const char* kEvaluationColumns =
     "id, run_id, attempt_id, iteration, step, kernel, purpose, options_json, outcome, stage, passed, speedup, "
-    "verdict_json, seconds, created_at";
+    "verdict_json, seconds, created_at, executor, node, partition_name, job_id, tries";
 
 EvaluationRecord read_evaluation(const Statement& s) {
   EvaluationRecord e;
@@ -541,6 +565,11 @@ EvaluationRecord read_evaluation(const Statement& s) {
   e.verdict = parse_json_column(s.text(12));
   e.seconds = s.real(13);
   e.created_at = s.text(14);
+  e.executor = s.text(15);
+  e.node = s.text(16);
+  e.partition = s.text(17);
+  e.job_id = s.text(18);
+  e.tries = static_cast<int>(s.integer(19));
   return e;
 }
 
@@ -565,13 +594,15 @@ Status RunStore::finish_tool_call(ToolCallRecord c, const std::optional<Evaluati
   if (evaluation) {
     auto s = d.prepare(
         "INSERT INTO evaluations(run_id, attempt_id, iteration, step, kernel, purpose, options_json, outcome, stage, "
-        "passed, speedup, verdict_json, seconds, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "passed, speedup, verdict_json, seconds, created_at, executor, node, partition_name, job_id, tries) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!s) return s.error();
     const auto& e = *evaluation;
     auto& st = **s;
     st.bind(1, e.run_id).bind(2, e.attempt_id).bind(3, e.iteration).bind(4, e.step).bind(5, e.kernel).bind(6, e.purpose);
     st.bind(7, dump_json_column(e.options)).bind(8, e.outcome).bind(9, e.stage).bind(10, e.passed).bind(11, e.speedup);
-    st.bind(12, dump_json_column(e.verdict)).bind(13, e.seconds).bind(14, utc_now());
+    st.bind(12, dump_json_column(e.verdict)).bind(13, e.seconds).bind(14, utc_now()).bind(15, e.executor);
+    st.bind(16, e.node).bind(17, e.partition).bind(18, e.job_id).bind(19, e.tries);
     if (auto r = st.run(); !r) return r.error();
     c.evaluation_id = d.last_insert_id();
   }
@@ -631,6 +662,71 @@ std::vector<EvaluationRecord> RunStore::evaluations(const std::string& run_id) {
   if (!s) return out;
   (*s)->bind(1, run_id);
   while ((*s)->step()) out.push_back(read_evaluation(**s));
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Executor jobs
+
+Status RunStore::record_executor_job(const ExecutorJobRecord& j) {
+  // One row per try; later states fill in what they know and keep the rest.
+  auto s = impl_->db->prepare(
+      "INSERT INTO executor_jobs(run_id, job_key, attempt_id, iteration, step, try_index, executor, state, reason, "
+      "job_id, partition_name, node, queued_at, started_at, finished_at, seconds) "
+      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+      "CASE WHEN ?8 = 'queued' THEN ?13 ELSE '' END, CASE WHEN ?8 = 'running' THEN ?13 ELSE '' END, "
+      "CASE WHEN ?8 IN ('done','failed','withdrawn') THEN ?13 ELSE '' END, ?14) "
+      "ON CONFLICT(run_id, job_key, try_index) DO UPDATE SET state = excluded.state, "
+      "reason = CASE WHEN excluded.reason = '' THEN reason ELSE excluded.reason END, "
+      "job_id = CASE WHEN excluded.job_id = '' THEN job_id ELSE excluded.job_id END, "
+      "partition_name = CASE WHEN excluded.partition_name = '' THEN partition_name ELSE excluded.partition_name END, "
+      "node = CASE WHEN excluded.node = '' THEN node ELSE excluded.node END, "
+      "queued_at = CASE WHEN queued_at = '' THEN excluded.queued_at ELSE queued_at END, "
+      "started_at = CASE WHEN started_at = '' THEN excluded.started_at ELSE started_at END, "
+      "finished_at = CASE WHEN excluded.finished_at = '' THEN finished_at ELSE excluded.finished_at END, "
+      "seconds = CASE WHEN excluded.seconds > 0 THEN excluded.seconds ELSE seconds END");
+  if (!s) return s.error();
+  auto& st = **s;
+  st.bind(1, j.run_id).bind(2, j.key);
+  if (j.attempt_id) st.bind(3, *j.attempt_id);
+  else st.bind_null(3);
+  if (j.iteration) st.bind(4, *j.iteration);
+  else st.bind_null(4);
+  if (j.step) st.bind(5, *j.step);
+  else st.bind_null(5);
+  st.bind(6, j.try_index).bind(7, j.executor).bind(8, j.state).bind(9, j.reason).bind(10, j.job_id);
+  st.bind(11, j.partition).bind(12, j.node).bind(13, j.at.empty() ? utc_now() : j.at).bind(14, j.seconds);
+  return st.run();
+}
+
+std::vector<ExecutorJobRecord> RunStore::executor_jobs(const std::string& run_id) {
+  std::vector<ExecutorJobRecord> out;
+  auto s = impl_->db->prepare(
+      "SELECT run_id, job_key, attempt_id, iteration, step, try_index, executor, state, reason, job_id, partition_name, "
+      "node, queued_at, started_at, finished_at, seconds FROM executor_jobs WHERE run_id = ? ORDER BY id");
+  if (!s) return out;
+  (*s)->bind(1, run_id);
+  while ((*s)->step()) {
+    const auto& st = **s;
+    ExecutorJobRecord j;
+    j.run_id = st.text(0);
+    j.key = st.text(1);
+    if (!st.is_null(2)) j.attempt_id = st.integer(2);
+    if (!st.is_null(3)) j.iteration = static_cast<int>(st.integer(3));
+    if (!st.is_null(4)) j.step = static_cast<int>(st.integer(4));
+    j.try_index = static_cast<int>(st.integer(5));
+    j.executor = st.text(6);
+    j.state = st.text(7);
+    j.reason = st.text(8);
+    j.job_id = st.text(9);
+    j.partition = st.text(10);
+    j.node = st.text(11);
+    j.queued_at = st.text(12);
+    j.started_at = st.text(13);
+    j.finished_at = st.text(14);
+    j.seconds = st.real(15);
+    out.push_back(std::move(j));
+  }
   return out;
 }
 

@@ -18,6 +18,11 @@
 //   [budget.attempt] and [budget.run]: tokens, input_tokens, output_tokens, reasoning_tokens,
 //                cached_tokens, usd, iterations, wall_seconds
 //   [policy.<name>]  the policy's own parameters (see `kgb run --list-policies`)
+//   [executor]   kind (local | slurm), work_dir, kgb, partition, compile_partition, account,
+//                qos, time_limit, max_jobs, max_retries, worker_idle_seconds,
+//                evaluations_per_job, sbatch_options, poll_seconds, squeue_seconds
+//   [executor.partitions]         platform name = partition
+//   [executor.partition_options]  partition = [extra sbatch options]
 // Unknown keys are errors, so a typo never silently runs the wrong experiment.
 #pragma once
 
@@ -32,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kgb/agent/budget.h"
+#include "kgb/agent/executor.h"
 #include "kgb/result.h"
 
 namespace kgb::agent {
@@ -108,6 +114,7 @@ struct RunConfig {
   FeedbackSettings feedback;
   BudgetLimits attempt_budget;
   BudgetLimits run_budget;
+  ExecutorSettings executor;     // where evaluations run (default: here)
 
   // The selected policy's parameters (an empty object when none are given).
   nlohmann::json policy_params() const;

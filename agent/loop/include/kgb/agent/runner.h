@@ -5,6 +5,8 @@
 //   compile/evaluate jobs    EvaluationSettings::jobs (default: the cores), on a thread pool
 //   timing jobs              one per device (the platform), so timings never overlap;
 //                            on a CPU platform a timing job also takes every job slot
+// With the Slurm executor (config.executor) evaluations run as jobs on the
+// cluster instead (kgb/agent/executor.h): the limits are the executor's.
 // Everything is recorded in the run store as it happens; a run killed at any
 // point resumes with execute_run(resume = id). SIGINT/SIGTERM (or `stop`)
 // stop it cleanly: no new steps start, LLM calls in flight are cancelled,
@@ -105,6 +107,8 @@ struct RunOptions {
   RunConfig config;                    // a new run (ignored when resuming, except below)
   std::optional<std::string> resume;   // run id in config.store
   std::optional<int> concurrency;      // overrides the recorded concurrency on resume
+  std::optional<std::string> executor; // local | slurm: overrides the configuration (and, on resume, the record)
+  std::optional<std::string> partition;  // the executor's default partition, likewise
   std::shared_ptr<ToolBackend> tools;  // default: make_harness_tools()
   ChatBackendFactory chat;             // default: kgb_llm (and the in-process oracle)
   RunObserver* observer = nullptr;
