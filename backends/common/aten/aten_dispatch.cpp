@@ -308,11 +308,21 @@ at::Tensor view_of(const kgb_tensor* t, const at::Device& device) {
   const at::ScalarType st = scalar_type_of(t->dtype);
   const int64_t elem = kgb_dtype_size(t->dtype);
   void* base = static_cast<char*>(t->data) - t->storage_offset * elem;
-  at::Tensor v = at::for_blob(base, at::IntArrayRef(t->sizes, t->rank))
-                     .strides(at::IntArrayRef(t->strides, t->rank))
-                     .storage_offset(t->storage_offset)
+  // The storage is sized explicitly (offset + farthest element) and the view
+  // made with as_strided: libtorch 1.13's for_blob adds storage_offset to the
+  // storage size in bytes instead of elements, so any later view of a tensor
+  // with an offset (cat.out narrowing a padded `out`) failed its bounds check.
+  int64_t extent = t->storage_offset, numel = 1;
+  for (int32_t d = 0; d < t->rank; ++d) numel *= t->sizes[d];
+  if (numel > 0) {
+    extent += 1;
+    for (int32_t d = 0; d < t->rank; ++d)
+      if (t->strides[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
+  }
+  at::Tensor v = at::for_blob(base, {extent})
                      .options(at::TensorOptions().dtype(st).device(device))
-                     .make_tensor();
+                     .make_tensor()
+                     .as_strided(at::IntArrayRef(t->sizes, t->rank), at::IntArrayRef(t->strides, t->rank), t->storage_offset);
   if (t->flags & KGB_TENSOR_CONJ) v._set_conj(true);
   if (t->flags & KGB_TENSOR_NEG) v._set_neg(true);
   return v;
