@@ -323,7 +323,8 @@ at::Tensor view_of(const kgb_tensor* t, const at::Device& device) {
     int64_t extent = t->storage_offset;  // elements up to the view's last one
     if (kgb_numel(t) > 0) {
       extent += 1;
-      for (int32_t d = 0; d < t->rank; ++d) extent += (t->sizes[d] - 1) * t->strides[d];
+      for (int32_t d = 0; d < t->rank; ++d)
+        if (t->strides[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
     }
     v = at::for_blob(base, {extent}).options(options).make_tensor().as_strided(sizes, strides, t->storage_offset);
   }
