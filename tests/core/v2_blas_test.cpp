@@ -206,3 +206,22 @@ TEST_CASE("blas/cgemm: a kernel that reads C when beta == 0 lets C's NaN through
   for (const auto& c : v.cases)
     if (!c.passed) CHECK_MESSAGE(beta_is_zero(t, c.name), c.name << " failed with beta != 0");
 }
+
+TEST_CASE("blas/cgemm: a kernel that keeps only the real parts of the complex alpha and beta fails exactly where they have imaginary parts") {
+  const kgb::Task& t = task("blas/cgemm");
+  auto v = kgb::evaluate(t, cpu(), candidate("blas_cgemm", "real_scalars_only.cpp"), check_only());
+  INFO(explain(v));
+  CHECK(v.outcome == kgb::Outcome::WrongResult);
+  std::set<std::string> failed, complex_scalars;
+  for (const auto& c : v.cases)
+    if (!c.passed) failed.insert(c.name);
+  for (const auto& c : t.correctness) {
+    const auto alpha = c.scalars.at("alpha").c, beta = c.scalars.at("beta").c;
+    // alpha.imag matters only where A and B are read (k > 0); beta.imag only where C is read.
+    const bool k_zero = c.dims.count("K") && c.dims.at("K") == 0;
+    const bool empty = (c.dims.count("M") && c.dims.at("M") == 0) || (c.dims.count("N") && c.dims.at("N") == 0);
+    if (!empty && ((alpha.imag() != 0.0 && !k_zero) || beta.imag() != 0.0)) complex_scalars.insert(c.name);
+  }
+  CHECK(complex_scalars.size() >= 8);
+  CHECK(failed == complex_scalars);
+}

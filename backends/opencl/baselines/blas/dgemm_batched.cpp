@@ -91,8 +91,8 @@ int dgemm_batched_clblast(int transa, int transb, double alpha, const kgb_tensor
   const size_t m = static_cast<size_t>(c0->sizes[0]), n = static_cast<size_t>(c0->sizes[1]);
   const size_t k = static_cast<size_t>(transa ? a0->sizes[0] : a0->sizes[1]);
   if (m == 0 || n == 0) return KGB_OK;
-  // CLBlast computes beta * C also when beta == 0 (NaN in C would leak) and
-  // wants k >= 1: those calls take the plain kernel.
+  // CLBlast wants k >= 1, and alpha == 0 must not read A or B: those calls
+  // take the plain kernel.
   if (k == 0 || alpha == 0.0) return dgemm_batched_plain(transa, transb, alpha, A, B, beta, C, stream);
   cl_mem abuf = nullptr, bbuf = nullptr, cbuf = nullptr, unused = nullptr;
   if (kgb_cl_tensor_list_buffers(stream, A, &abuf, &unused) != CL_SUCCESS ||

@@ -24,6 +24,12 @@ constexpr int64_t kMaxGroupsZ = 65535;  // items per launch (grid z limit of som
 const char kSource[] = R"CLC(
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define T 16
+#ifndef RM  /* register tile, set by the build options (defaults for tools that parse the source alone) */
+#define RM 4
+#endif
+#ifndef RN
+#define RN 4
+#endif
 #define BM (T * RM)
 #define BN (T * RN)
 #define BK 16
