@@ -168,6 +168,21 @@ TEST_CASE("blas/dgemm_batched: a kernel that reads C when beta == 0 lets C's NaN
     if (!c.passed) CHECK_MESSAGE(beta_is_zero(t, c.name), c.name << " failed with beta != 0");
 }
 
+TEST_CASE("blas/dgemm_batched: a kernel that refuses the enum value CUBLAS_OP_C fails exactly the cases that pass it") {
+  const kgb::Task& t = task("blas/dgemm_batched");
+  auto v = kgb::evaluate(t, cpu(), candidate("blas_dgemm_batched", "rejects_op_c.cpp"), check_only());
+  INFO(explain(v));
+  CHECK(v.outcome == kgb::Outcome::RuntimeError);  // a non-zero return
+  std::set<std::string> failed, op_c;
+  for (const auto& c : v.cases)
+    if (!c.passed) failed.insert(c.name);
+  for (const auto& c : t.correctness)
+    if (c.scalars.at("transa").name == "CUBLAS_OP_C" || c.scalars.at("transb").name == "CUBLAS_OP_C") op_c.insert(c.name);
+  CHECK(op_c.size() == 2);
+  CHECK(failed == op_c);
+  CHECK(failed_statuses(v) == std::set<std::string>{"kernel-error"});
+}
+
 TEST_CASE("blas/cgemm: the bundled CPU solution passes every case") {
   const kgb::Task& t = task("blas/cgemm");
   auto source = kgb::bundled_solution(t, cpu().solution_file);
