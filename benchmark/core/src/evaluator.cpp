@@ -879,12 +879,6 @@ class PerfCasePreparer {
           // second: caches are flushed before every timed call anyway, and the
           // roofline floor and re-check catch a kernel that skips work.
           if (s == 1 && instance_bytes(p.sets[0]->instance) >= kSingleSetBytes) break;
-          // A timing job describes its parameters once, from the first set,
-          // but each set places its tensor lists by its own seed (item order,
-          // gaps): a second set's list would not match that description (the
-          // runner rejected it as "input storage size mismatch", or read items
-          // at the first set's offsets). Tasks with lists time one set.
-          if (s == 1 && !p.sets[0]->instance.lists.empty()) break;
           auto prepared = prepare_case(*p.entry, case_index_[i], true, p.dtypes,
                                        derive_seed(run_seed, p.entry->id + "|perf|" + p.label + "#" + std::to_string(s)), cache);
           if (!prepared) {
