@@ -82,7 +82,7 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
     auto s = read_strings(j, key, *target, file, required);
     if (!s) return s.error();
   }
-  // cpu_device: the device is the host CPU (CPU platforms, PoCL); only performance
+  // cpu_device: the chip is a CPU (also OpenCL on a CPU): only performance
   // cases marked "cpu" are timed there.
   static const std::vector<std::string> caps{"run", "time", "compile_only", "emulated", "cpu_device"};
   for (const auto& c : p.capabilities)
