@@ -5,70 +5,31 @@
 // a wrong candidate that must fail with the status or finding that names the
 // problem (tests/core/v2_candidates/blas_*), and the bundled CPU solutions
 // pass.
-#include <doctest/doctest.h>
-
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "kgb/case.h"
-#include "kgb/evaluator.h"
-#include "kgb/paths.h"
-#include "kgb/platform.h"
-#include "kgb/task.h"
+#include "v2_candidate_support.h"
 
 namespace {
 
-const kgb::Task& task(const std::string& id) {
-  static std::map<std::string, kgb::Task> loaded;
-  auto it = loaded.find(id);
-  if (it == loaded.end()) {
-    auto t = kgb::load_task_file(kgb::tasks_root() / id / "spec.json");
-    REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
-    it = loaded.emplace(id, std::move(*t)).first;
-  }
-  return it->second;
-}
+using namespace kgb_v2_test;
 
-const kgb::Platform& cpu() {
-  static kgb::Platform p = [] {
-    auto r = kgb::load_platform("cpu-x86_64");
-    REQUIRE(r.ok());
-    return *r;
-  }();
-  return p;
-}
-
-std::string candidate(const std::string& folder, const std::string& file) {
-  std::ifstream in(std::string(KGB_TEST_DIR) + "/v2_candidates/" + folder + "/" + file);
-  REQUIRE_MESSAGE(in.good(), folder << "/" << file);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-kgb::EvalOptions check_only(const std::string& cases = "") {
-  kgb::EvalOptions o;
-  o.time = false;
-  o.seed = 7;
-  o.check_timeout_seconds = 20;
+kgb::EvalOptions check_only(const std::string& cases) {
+  kgb::EvalOptions o = kgb_v2_test::check_only();
   o.case_filter = cases;
   return o;
 }
 
-std::string explain(const kgb::Verdict& v) {
+// The verdict, its findings and its failing cases, for INFO.
+std::string explain_cases(const kgb::Verdict& v) {
   std::ostringstream os;
-  os << kgb::outcome_name(v.outcome) << ": " << v.summary;
-  for (const auto& f : v.findings) os << " [" << f.rule << ": " << f.message << "]";
+  os << explain(v);
   for (const auto& c : v.cases)
     if (!c.passed) os << " {" << c.name << " " << c.status << ": " << c.message << "}";
   return os.str();
-}
-
-bool has_finding(const kgb::Verdict& v, const std::string& rule) {
-  return std::any_of(v.findings.begin(), v.findings.end(), [&](const kgb::Finding& f) { return f.rule == rule; });
 }
 
 // Whether the correctness case named `name` passes beta == 0 (real or complex).
@@ -80,14 +41,6 @@ bool beta_is_zero(const kgb::Task& t, const std::string& name) {
     }
   FAIL("no case " << name);
   return false;
-}
-
-// The statuses of the failed cases.
-std::set<std::string> failed_statuses(const kgb::Verdict& v) {
-  std::set<std::string> s;
-  for (const auto& c : v.cases)
-    if (!c.passed) s.insert(c.status);
-  return s;
 }
 
 }  // namespace
@@ -132,7 +85,7 @@ TEST_CASE("blas/dgemm_batched: the bundled CPU solution passes every case and is
   o.time = true;
   o.time_budget_seconds = 0.3;
   auto v = kgb::evaluate(t, cpu(), *source, o);
-  INFO(explain(v));
+  INFO(explain_cases(v));
   REQUIRE(v.outcome == kgb::Outcome::Passed);
   CHECK(v.cases.size() == 2 * t.correctness.size());
   std::set<std::string> timed;
@@ -142,7 +95,7 @@ TEST_CASE("blas/dgemm_batched: the bundled CPU solution passes every case and is
 
 TEST_CASE("blas/dgemm_batched: a kernel reading the matrices through device_data (the pointer array) passes") {
   auto v = kgb::evaluate(task("blas/dgemm_batched"), cpu(), candidate("blas_dgemm_batched", "device_data.cpp"), check_only());
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::Passed);
 }
 
@@ -151,7 +104,7 @@ TEST_CASE("blas/dgemm_batched: a kernel that assumes the batch lies back to back
   // stays inside each list's allocation, so the failure is a verdict, not a crash.
   auto v = kgb::evaluate(task("blas/dgemm_batched"), cpu(), candidate("blas_dgemm_batched", "back_to_back.cpp"),
                          check_only("many_small_padded"));
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::WrongResult);
   CHECK(has_finding(v, "wrote-outside-output"));
   const auto statuses = failed_statuses(v);
@@ -161,7 +114,7 @@ TEST_CASE("blas/dgemm_batched: a kernel that assumes the batch lies back to back
 TEST_CASE("blas/dgemm_batched: a kernel that reads C when beta == 0 lets C's NaN through") {
   const kgb::Task& t = task("blas/dgemm_batched");
   auto v = kgb::evaluate(t, cpu(), candidate("blas_dgemm_batched", "reads_c_when_beta0.cpp"), check_only());
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::WrongResult);
   CHECK(failed_statuses(v) == std::set<std::string>{"nan-inf-mismatch"});
   for (const auto& c : v.cases)
@@ -171,7 +124,7 @@ TEST_CASE("blas/dgemm_batched: a kernel that reads C when beta == 0 lets C's NaN
 TEST_CASE("blas/dgemm_batched: a kernel that refuses the enum value CUBLAS_OP_C fails exactly the cases that pass it") {
   const kgb::Task& t = task("blas/dgemm_batched");
   auto v = kgb::evaluate(t, cpu(), candidate("blas_dgemm_batched", "rejects_op_c.cpp"), check_only());
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::RuntimeError);  // a non-zero return
   std::set<std::string> failed, op_c;
   for (const auto& c : v.cases)
@@ -188,7 +141,7 @@ TEST_CASE("blas/cgemm: the bundled CPU solution passes every case") {
   auto source = kgb::bundled_solution(t, cpu().solution_file);
   REQUIRE(source.ok());
   auto v = kgb::evaluate(t, cpu(), *source, check_only());
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::Passed);
   CHECK(v.cases.size() == 2 * t.correctness.size());
 }
@@ -196,7 +149,7 @@ TEST_CASE("blas/cgemm: the bundled CPU solution passes every case") {
 TEST_CASE("blas/cgemm: a kernel that ignores op C's conjugation fails exactly the conjugating cases") {
   const kgb::Task& t = task("blas/cgemm");
   auto v = kgb::evaluate(t, cpu(), candidate("blas_cgemm", "ignores_conjugation.cpp"), check_only());
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::WrongResult);
   std::set<std::string> failed;
   for (const auto& c : v.cases)
@@ -215,7 +168,7 @@ TEST_CASE("blas/cgemm: a kernel that ignores op C's conjugation fails exactly th
 TEST_CASE("blas/cgemm: a kernel that reads C when beta == 0 lets C's NaN through") {
   const kgb::Task& t = task("blas/cgemm");
   auto v = kgb::evaluate(t, cpu(), candidate("blas_cgemm", "reads_c_when_beta0.cpp"), check_only());
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::WrongResult);
   CHECK(failed_statuses(v) == std::set<std::string>{"nan-inf-mismatch"});
   for (const auto& c : v.cases)
@@ -225,7 +178,7 @@ TEST_CASE("blas/cgemm: a kernel that reads C when beta == 0 lets C's NaN through
 TEST_CASE("blas/cgemm: a kernel that keeps only the real parts of the complex alpha and beta fails exactly where they have imaginary parts") {
   const kgb::Task& t = task("blas/cgemm");
   auto v = kgb::evaluate(t, cpu(), candidate("blas_cgemm", "real_scalars_only.cpp"), check_only());
-  INFO(explain(v));
+  INFO(explain_cases(v));
   CHECK(v.outcome == kgb::Outcome::WrongResult);
   std::set<std::string> failed, complex_scalars;
   for (const auto& c : v.cases)

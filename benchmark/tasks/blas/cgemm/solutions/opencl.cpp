@@ -10,7 +10,8 @@
 // tile with four FMAs per complex product, and consecutive work-items write
 // consecutive rows of C (unit stride). Small matrices take 32 x 32 tiles,
 // larger ones 64 x 64. beta == 0 never reads C; alpha == 0 (or k == 0)
-// reads neither A nor B.
+// reads neither A nor B. CPU devices (PoCL) take a kernel without local
+// memory instead (see cgemm_cpu).
 #include <stdint.h>
 
 #include "kgb_opencl.h"
@@ -93,7 +94,60 @@ void cgemm(__global float2* c, long c_off, __global const float2* a, long a_off,
     }
   }
 }
+
+// CPU devices (PoCL runs a work-group as a loop over its work-items and
+// vectorises across them): work-item (i, jb) computes row i of CB consecutive
+// columns straight from global memory, no local memory and no barriers.
+// Neighbouring work-items read neighbouring elements of A's column (op N);
+// the row of op(B) is the same for all of them (a broadcast). Real and
+// imaginary parts accumulate in separate arrays.
+#define CB 8
+__kernel void cgemm_cpu(__global float2* c, long c_off, __global const float2* a, long a_off, __global const float2* b,
+                        long b_off, long M, long N, long K, long sai, long sal, long sbl, long sbj, long sci, long scj,
+                        float2 alpha, float2 beta, int read_c, int conj_a, int conj_b) {
+  const long i = get_global_id(0), ic = min(i, M - 1), j0 = get_global_id(1) * CB;
+  __global const float2* ap = a + a_off + ic * sai;
+  __global const float2* bp = b + b_off + j0 * sbj;
+  const long nj = min((long)CB, N - j0);
+  const float sa = conj_a ? -1.0f : 1.0f, sb = conj_b ? -1.0f : 1.0f;
+  float re[CB], im[CB];
+  for (int s = 0; s < CB; ++s) re[s] = im[s] = 0.0f;
+  for (long l = 0; l < K; ++l) {
+    const float2 av = ap[l * sal];
+    const float ar = av.x, ai = sa * av.y;
+    __global const float2* br = bp + l * sbl;
+    if (nj == CB) {  // full blocks: a fixed trip count, unrolled and vectorised across work-items
+      for (int s = 0; s < CB; ++s) {
+        const float2 bv = br[s * sbj];
+        const float bi = sb * bv.y;
+        re[s] = fma(ar, bv.x, fma(-ai, bi, re[s]));
+        im[s] = fma(ar, bi, fma(ai, bv.x, im[s]));
+      }
+    } else {
+      for (int s = 0; s < nj; ++s) {
+        const float2 bv = br[s * sbj];
+        const float bi = sb * bv.y;
+        re[s] = fma(ar, bv.x, fma(-ai, bi, re[s]));
+        im[s] = fma(ar, bi, fma(ai, bv.x, im[s]));
+      }
+    }
+  }
+  if (i >= M) return;
+  __global float2* cp = c + c_off + i * sci + j0 * scj;
+  for (int s = 0; s < nj; ++s) {
+    float2 out = (float2)(alpha.x * re[s] - alpha.y * im[s], alpha.x * im[s] + alpha.y * re[s]);
+    if (read_c) {
+      const float2 old = cp[s * scj];
+      out.x += beta.x * old.x - beta.y * old.y;
+      out.y += beta.x * old.y + beta.y * old.x;
+    }
+    cp[s * scj] = out;
+  }
+}
 )CLC";
+
+constexpr size_t kCpuRows = 16;  // work-group of the CPU kernel (rows)
+constexpr size_t kCpuCols = 8;   // CB: columns per work-item
 
 }  // namespace
 
@@ -119,8 +173,9 @@ extern "C" int kgb_blas_cgemm(int transa, int transb, kgb_complex alpha, const k
   const bool small = M <= 32 && N <= 32;
   const size_t tile = kThreads * (small ? 2 : 4);
   cl_kernel k = nullptr;
-  if (kgb_cl_get_kernel(stream, kSource, small ? "-cl-std=CL1.2 -DRM=2 -DRN=2" : "-cl-std=CL1.2 -DRM=4 -DRN=4", "cgemm",
-                        &k) != CL_SUCCESS)
+  const bool cpu_device = (kgb_cl_device_type(stream) & CL_DEVICE_TYPE_CPU) != 0;
+  if (kgb_cl_get_kernel(stream, kSource, small ? "-cl-std=CL1.2 -DRM=2 -DRN=2" : "-cl-std=CL1.2 -DRM=4 -DRN=4",
+                        cpu_device ? "cgemm_cpu" : "cgemm", &k) != CL_SUCCESS)
     return KGB_ERR_INVALID;
   cl_int err = kgb_cl_set_tensor_arg(stream, k, 0, C);
   err |= kgb_cl_set_tensor_arg(stream, k, 2, A);
@@ -133,8 +188,9 @@ extern "C" int kgb_blas_cgemm(int transa, int transb, kgb_complex alpha, const k
   err |= clSetKernelArg(k, 18, sizeof conj_a, &conj_a);
   err |= clSetKernelArg(k, 19, sizeof conj_b, &conj_b);
   if (err != CL_SUCCESS) return KGB_ERR_INVALID;
-  const size_t local[2] = {kThreads, kThreads};
-  const size_t global[2] = {(static_cast<size_t>(M) + tile - 1) / tile * kThreads,
-                            (static_cast<size_t>(N) + tile - 1) / tile * kThreads};
-  return kgb_cl_enqueue(stream, k, 2, global, local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
+  const size_t gpu_local[2] = {kThreads, kThreads}, cpu_local[2] = {kCpuRows, 1};
+  const size_t global[2] = {
+      cpu_device ? (static_cast<size_t>(M) + kCpuRows - 1) / kCpuRows * kCpuRows : (static_cast<size_t>(M) + tile - 1) / tile * kThreads,
+      cpu_device ? (static_cast<size_t>(N) + kCpuCols - 1) / kCpuCols : (static_cast<size_t>(N) + tile - 1) / tile * kThreads};
+  return kgb_cl_enqueue(stream, k, 2, global, cpu_device ? cpu_local : gpu_local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
 }

@@ -11,7 +11,8 @@
 // doubles, and each work-item accumulates an RM x RN register tile. op() only
 // swaps the strides (op C of a real matrix is its transpose). Small matrices
 // take 32 x 32 tiles, larger ones 64 x 64. beta == 0 never reads C;
-// alpha == 0 (or k == 0) reads neither A nor B.
+// alpha == 0 (or k == 0) reads neither A nor B. CPU devices (PoCL) take a
+// kernel without local memory instead (see dgemm_batched_cpu).
 #include <stdint.h>
 
 #include "kgb_opencl.h"
@@ -83,7 +84,48 @@ void dgemm_batched(__global double* c, __global const long* c_off, __global cons
     }
   }
 }
+
+// CPU devices (PoCL runs a work-group as a loop over its work-items and
+// vectorises across them): work-item (i, jb) computes row i of CB consecutive
+// columns straight from global memory, no local memory and no barriers.
+// Neighbouring work-items read neighbouring elements of A's column (op N);
+// the row of op(B) is the same for all of them (a broadcast).
+#define CB 8
+__kernel void dgemm_batched_cpu(__global double* c, __global const long* c_off, __global const double* a,
+                                __global const long* a_off, __global const double* b, __global const long* b_off,
+                                long item_base, long M, long N, long K, long sai, long sal, long sbl, long sbj, long sci,
+                                long scj, double alpha, double beta, int read_c) {
+  const long item = item_base + get_global_id(2);
+  const long i = get_global_id(0), ic = min(i, M - 1), j0 = get_global_id(1) * CB;
+  __global const double* ap = a + a_off[item] + ic * sai;
+  __global const double* bp = b + b_off[item] + j0 * sbj;
+  const long nj = min((long)CB, N - j0);
+  double acc[CB];
+  for (int s = 0; s < CB; ++s) acc[s] = 0.0;
+  if (nj == CB) {
+    for (long l = 0; l < K; ++l) {
+      const double av = ap[l * sal];
+      __global const double* br = bp + l * sbl;
+      for (int s = 0; s < CB; ++s) acc[s] = fma(av, br[s * sbj], acc[s]);
+    }
+  } else {
+    for (long l = 0; l < K; ++l) {
+      const double av = ap[l * sal];
+      __global const double* br = bp + l * sbl;
+      for (int s = 0; s < CB; ++s) acc[s] = fma(av, s < nj ? br[s * sbj] : 0.0, acc[s]);
+    }
+  }
+  if (i >= M) return;
+  __global double* cp = c + c_off[item] + i * sci + j0 * scj;
+  for (int s = 0; s < nj; ++s) {
+    const double v = alpha * acc[s];
+    cp[s * scj] = read_c ? fma(beta, cp[s * scj], v) : v;
+  }
+}
 )CLC";
+
+constexpr size_t kCpuRows = 16;  // work-group of the CPU kernel (rows)
+constexpr size_t kCpuCols = 8;   // CB: columns per work-item
 
 }  // namespace
 
@@ -119,11 +161,12 @@ extern "C" int kgb_blas_dgemm_batched(int transa, int transb, double alpha, cons
       kgb_cl_tensor_list_buffers(stream, Carray, &c_buf, &c_off) != CL_SUCCESS)
     return KGB_ERR_INVALID;
 
+  const bool cpu_device = (kgb_cl_device_type(stream) & CL_DEVICE_TYPE_CPU) != 0;
   const bool small = M <= 32 && N <= 32;
   const size_t tile = kThreads * (small ? 2 : 4);
   cl_kernel k = nullptr;
   if (kgb_cl_get_kernel(stream, kSource, small ? "-cl-std=CL1.2 -DRM=2 -DRN=2" : "-cl-std=CL1.2 -DRM=4 -DRN=4",
-                        "dgemm_batched", &k) != CL_SUCCESS)
+                        cpu_device ? "dgemm_batched_cpu" : "dgemm_batched", &k) != CL_SUCCESS)
     return KGB_ERR_INVALID;
   cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &c_buf);
   err |= clSetKernelArg(k, 1, sizeof(cl_mem), &c_off);
@@ -137,13 +180,16 @@ extern "C" int kgb_blas_dgemm_batched(int transa, int transb, double alpha, cons
   err |= clSetKernelArg(k, 17, sizeof beta, &beta);
   err |= clSetKernelArg(k, 18, sizeof read_c, &read_c);
   if (err != CL_SUCCESS) return KGB_ERR_INVALID;
-  const size_t local[3] = {kThreads, kThreads, 1};
+  const size_t gpu_local[3] = {kThreads, kThreads, 1}, cpu_local[3] = {kCpuRows, 1, 1};
+  const size_t* local = cpu_device ? cpu_local : gpu_local;
   for (int64_t first = 0; first < batch; first += kMaxGroupsZ) {
     const cl_long item_base = first;
     if (clSetKernelArg(k, 6, sizeof item_base, &item_base) != CL_SUCCESS) return KGB_ERR_INVALID;
     const int64_t items = batch - first < kMaxGroupsZ ? batch - first : kMaxGroupsZ;
-    const size_t global[3] = {(static_cast<size_t>(M) + tile - 1) / tile * kThreads,
-                              (static_cast<size_t>(N) + tile - 1) / tile * kThreads, static_cast<size_t>(items)};
+    const size_t global[3] = {
+        cpu_device ? (static_cast<size_t>(M) + kCpuRows - 1) / kCpuRows * kCpuRows : (static_cast<size_t>(M) + tile - 1) / tile * kThreads,
+        cpu_device ? (static_cast<size_t>(N) + kCpuCols - 1) / kCpuCols : (static_cast<size_t>(N) + tile - 1) / tile * kThreads,
+        static_cast<size_t>(items)};
     if (kgb_cl_enqueue(stream, k, 3, global, local) != CL_SUCCESS) return KGB_ERR_INVALID;
   }
   return KGB_OK;
