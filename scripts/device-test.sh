@@ -106,8 +106,11 @@ step configure 180 "$BUILD_LOG" "${CONFIGURE[@]}" ||
 TARGETS="kgb kgb-baseline-cuda kgb-cuda-probe kgb-cuda-calibrate kgb_runner_cuda kgb-cuda-timing-fidelity"
 TARGETS="$TARGETS test_cuda_gpu test_cuda_platforms test_profile_parsers test_cuda_compile"
 TARGETS="$TARGETS kgb_runner_cpu kgb-baseline-cpu kgb_bench_eval_latency kgb_core_evaluator_tests"
+# The target list is read once: `ninja ... | grep -q` under pipefail fails when
+# grep stops early and ninja dies of SIGPIPE, which dropped targets silently.
+ALL_TARGETS=$(ninja -C "$BUILD" -t targets all 2>/dev/null)
 for optional in kgb_cuda_aten kgb_oracle_crosscheck kgb-baseline-opencl kgb_runner_opencl kgb-opencl-probe; do
-  ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q "^$optional:" && TARGETS="$TARGETS $optional"
+  grep -q "^$optional:" <<<"$ALL_TARGETS" && TARGETS="$TARGETS $optional"
 done
 step build 360 "$BUILD_LOG" ninja -C "$BUILD" -j"$JOBS" $TARGETS || { note "build failed: see build.log"; tail -40 "$BUILD_LOG"; exit 1; }
 KGB=$BUILD/agent/cli/kgb

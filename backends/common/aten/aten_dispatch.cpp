@@ -223,7 +223,9 @@ kgb_scalar to_kgb_scalar(const at::Scalar& s) {
 void describe(kgb_tensor* out, const at::Tensor& v) {
   // From the storage, not data_ptr(): an empty tensor's data_ptr() is NULL,
   // but an empty view still lies at its offset inside its input.
-  out->data = static_cast<char*>(v.storage().data()) + v.storage_offset() * static_cast<int64_t>(v.itemsize());
+  // (data() is const in libtorch 2.x, mutable in 1.13: the view is an output either way.)
+  auto* base = const_cast<char*>(static_cast<const char*>(v.storage().data()));
+  out->data = base + v.storage_offset() * static_cast<int64_t>(v.itemsize());
   out->rank = static_cast<int32_t>(v.dim());
   for (int64_t d = 0; d < v.dim() && d < KGB_MAX_RANK; ++d) {
     out->sizes[d] = v.size(d);
