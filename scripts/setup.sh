@@ -35,6 +35,17 @@ if (( ${#missing[@]} )); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Node.js and the official MCP SDK (pinned by examples/mcp/package-lock.json):
+# the client of the MCP server's tests and of the example agent. Debian's
+# nodejs and npm, unless a node and npm are already on PATH.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "== installing nodejs and npm"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+echo "== installing the MCP SDK (npm ci in examples/mcp)"
+npm ci --prefix examples/mcp --no-audit --no-fund --loglevel=error
+
 # CUDA is not a Debian package here: use the toolkit when one is installed.
 cuda_flag=-DKGB_WITH_CUDA=OFF
 if [[ -x /usr/local/cuda/bin/nvcc ]]; then

@@ -300,6 +300,18 @@ Result<int64_t> RunStore::ensure_attempt(const std::string& run_id, const std::s
   return (*sel)->integer(0);
 }
 
+Result<AttemptRecord> RunStore::add_attempt(const std::string& run_id, const std::string& task) {
+  Database& d = *impl_->db;
+  {
+    auto ins = d.prepare(
+        "INSERT INTO attempts(run_id, task, sample, status) "
+        "SELECT ?1, ?2, COALESCE(MAX(sample) + 1, 0), 'pending' FROM attempts WHERE run_id = ?1 AND task = ?2");
+    if (!ins) return ins.error();
+    if (auto r = (*ins)->bind(1, run_id).bind(2, task).run(); !r) return r.error();
+  }
+  return attempt(d.last_insert_id());
+}
+
 std::vector<AttemptRecord> RunStore::attempts(const std::string& run_id) {
   std::vector<AttemptRecord> out;
   auto s = impl_->db->prepare(std::string("SELECT ") + kAttemptColumns + " FROM attempts WHERE run_id = ? ORDER BY id");

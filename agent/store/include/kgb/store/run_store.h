@@ -198,6 +198,10 @@ class RunStore {
 
   // Task attempts.
   Result<int64_t> ensure_attempt(const std::string& run_id, const std::string& task, int sample);
+  // A new attempt on `task` with the next free sample number, chosen and
+  // inserted in one statement so that processes sharing the file never get
+  // the same sample.
+  Result<AttemptRecord> add_attempt(const std::string& run_id, const std::string& task);
   std::vector<AttemptRecord> attempts(const std::string& run_id);
   Result<AttemptRecord> attempt(int64_t id);
   Status mark_attempt_running(int64_t id);
