@@ -44,6 +44,21 @@ extern "C" int kgb_blas_saxpy(double alpha, const kgb_tensor* x, kgb_tensor* y, 
   return no_such_function(alpha, x, y, stream);
 }
 `,
+  // Correct, but every call spins a while first: an evaluation that is surely
+  // still running a second after it started, and whose runner, orphaned by a
+  // killed server, still ends at its next call.
+  slow: `#include "kgb_kernel.h"
+extern "C" int kgb_blas_saxpy(double alpha, const kgb_tensor* x, kgb_tensor* y, kgb_stream stream) {
+  (void)stream;
+  for (volatile long i = 0; i < 200000000; i = i + 1) {
+  }
+  const float* xp = static_cast<const float*>(x->data);
+  float* yp = static_cast<float*>(y->data);
+  for (int64_t i = 0; i < x->sizes[0]; ++i)
+    yp[i * y->strides[0]] += static_cast<float>(alpha) * xp[i * x->strides[0]];
+  return KGB_OK;
+}
+`,
   lintRejected: `#include <stdlib.h>
 #include "kgb_kernel.h"
 extern "C" int kgb_blas_saxpy(double alpha, const kgb_tensor* x, kgb_tensor* y, kgb_stream stream) {

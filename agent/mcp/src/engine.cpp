@@ -38,7 +38,9 @@ bool supported_protocol_version(const std::string& v) {
 
 Engine::Engine(McpOptions options, asio::io_context& io) : options_(std::move(options)), io_(io) {}
 
-Engine::~Engine() {
+Engine::~Engine() { join_pool(); }
+
+void Engine::join_pool() {
   if (pool_) pool_->join();
 }
 

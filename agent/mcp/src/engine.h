@@ -136,6 +136,8 @@ class Engine {
   asio::awaitable<void> drain();
   // Ends the run's session in the store (when the server recorded anything).
   void finish_run();
+  // Waits for the pool's threads to finish (before the loop is destroyed).
+  void join_pool();
 
  private:
   // Protocol methods.

@@ -16,10 +16,23 @@
 namespace kgb::mcp {
 
 struct McpServer::Impl {
-  explicit Impl(McpOptions o) : options(std::move(o)), engine(options, io) {}
+  explicit Impl(McpOptions o)
+      : options(std::move(o)), loop(std::make_unique<asio::io_context>()), io(*loop), engine(options, io) {}
+  // The pool first: a pool thread that has handed a result back still holds
+  // work on the loop until its frame is gone. Then the loop, with what still
+  // waits on it (kept-alive connections, timers), before the engine those
+  // coroutines refer to.
+  ~Impl() {
+    signals.reset();
+    stdio.reset();
+    http.reset();
+    engine.join_pool();
+    loop.reset();
+  }
 
   McpOptions options;
-  asio::io_context io;
+  std::unique_ptr<asio::io_context> loop;
+  asio::io_context& io;
   Engine engine;
   std::unique_ptr<HttpTransport> http;
   std::unique_ptr<StdioTransport> stdio;
@@ -120,7 +133,7 @@ void McpServer::wait() {
 
 void McpServer::stop() {
   Impl* im = impl_.get();
-  if (im->io.stopped()) return;
+  if (!im->loop || im->io.stopped()) return;
   asio::post(im->io, [im] { im->shutdown("server-stopped"); });
 }
 
