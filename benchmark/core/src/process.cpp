@@ -127,8 +127,16 @@ int child_main(void* arg) {
   }
   if (s->drop_root) {
     // RLIMIT_NPROC does not bind root: run the candidate as an unprivileged user.
-    if (::setgroups(0, nullptr) != 0 || ::setgid(kUnprivilegedId) != 0 || ::setuid(kUnprivilegedId) != 0)
+    // Raw system calls: a child of clone() keeps the parent's thread list in
+    // the C library, whose setgroups/setgid/setuid would wait for those
+    // threads to take the credentials too (forever for one that was being
+    // created at the clone).
+    constexpr auto id = kUnprivilegedId;
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, id, id, id) != 0 ||
+        ::syscall(SYS_setresuid, id, id, id) != 0)
       child_fail(s->error_fd, 5);
+    // A change of credentials clears the parent-death signal: set it again.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   }
   if (s->isolate) ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   char** envp = s->inherit_env ? environ : s->envp.data();
