@@ -203,21 +203,29 @@ test('kill -9 in the middle of an evaluation loses nothing recorded; a new serve
   // No timing: this test is about the records, not about a timed loop on a busy host.
   const args = ['--store', store, '--run', 'killed', '--tasks', 'blas/saxpy', '--no-time', ...fastEval];
   const first = await startHttpServer(args);
-  const { client } = await httpClient(`${first.url}?task=blas/saxpy`);
-  const done = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct, correctness_only: true } });
-  assert.equal(done.structuredContent.outcome, 'passed');
-  const pending = client.callTool({ name: 'evaluate', arguments: { source: saxpy.slow } }, undefined, { timeout: 5000 }).catch((e) => e);
-  await new Promise((r) => setTimeout(r, 1500));
-  await first.stop('SIGKILL');
-  assert.ok((await pending) instanceof Error, 'the client sees the connection die');
-  await client.close().catch(() => {});
+  let second;
+  try {
+    const { client } = await httpClient(`${first.url}?task=blas/saxpy`);
+    const done = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct, correctness_only: true } });
+    assert.equal(done.structuredContent.outcome, 'passed');
+    const pending = client.callTool({ name: 'evaluate', arguments: { source: saxpy.slow } }, undefined, { timeout: 5000 })
+      .catch((e) => e);
+    await new Promise((r) => setTimeout(r, 1500));
+    await first.stop('SIGKILL');
+    assert.ok((await pending) instanceof Error, 'the client sees the connection die');
+    await client.close().catch(() => {});
 
-  const second = await startHttpServer(args);
-  const { client: again } = await httpClient(`${second.url}?task=blas/saxpy`);
-  const submitted = await again.callTool({ name: 'submit', arguments: { source: saxpy.correct } });
-  assert.equal(submitted.structuredContent.attempt.status, 'solved', text(submitted));
-  await again.close();
-  assert.deepEqual(await second.stop(), { code: 0, signal: null }, second.log());
+    second = await startHttpServer(args);
+    const { client: again } = await httpClient(`${second.url}?task=blas/saxpy`);
+    const submitted = await again.callTool({ name: 'submit', arguments: { source: saxpy.correct } });
+    assert.equal(submitted.structuredContent.attempt.status, 'solved', text(submitted));
+    await again.close();
+    assert.deepEqual(await second.stop(), { code: 0, signal: null }, second.log());
+  } finally {
+    // A failed assertion must not leave a server behind (the test process would wait for it).
+    await first.stop('SIGKILL');
+    if (second) await second.stop('SIGKILL');
+  }
 
   const attempts = exportTable(store, 'killed', 'attempts');
   assert.deepEqual(attempts.map((a) => [a.sample, a.status]), [[0, 'running'], [1, 'solved']],

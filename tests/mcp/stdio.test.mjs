@@ -29,128 +29,131 @@ test('every tool over stdio, and the attempt in the store afterwards', async () 
   transport.stderr?.on('data', (d) => { serverLog += d; });
   const client = new Client({ name: 'stdio-test-agent', version: '2.1' });
   await client.connect(transport);
-
-  assert.equal(client.getServerVersion().name, 'kgb');
-  assert.match(client.getInstructions(), /start_attempt/);
-  assert.ok(client.getServerCapabilities().tools);
-
-  const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name),
-    ['list_tasks', 'show_task', 'start_attempt', 'lint', 'compile', 'evaluate', 'submit', 'report_usage', 'attempt_status']);
-  for (const t of tools) {
-    assert.equal(t.inputSchema.type, 'object');
-    assert.ok(t.outputSchema, `${t.name} has an output schema`);
-  }
-
-  // Browsing.
-  const list = await client.callTool({ name: 'list_tasks', arguments: { source: 'blas' } });
-  assert.deepEqual(list.structuredContent.tasks.map((t) => t.id), ['blas/saxpy', 'blas/sgemm']);
-  const shown = await client.callTool({ name: 'show_task', arguments: { task: 'blas/saxpy' } });
-  const cli = run(['show', 'blas/saxpy', '--platform', platform]);
-  assert.equal(cli.status, 0);
-  assert.equal(text(shown), cli.stdout, 'show_task is exactly `kgb show`');
-  assert.equal(shown.structuredContent.statement, cli.stdout);
-  const unknown = await client.callTool({ name: 'show_task', arguments: { task: 'aten/softmax' } });
-  assert.equal(unknown.isError, true, 'a task outside --tasks is unknown here');
-  assert.match(text(unknown), /unknown task 'aten\/softmax'/);
-
-  // Resources and the prompt.
-  const { resources } = await client.listResources();
-  assert.ok(resources.some((r) => r.uri === 'kgb://abi/kgb_kernel.h'));
-  assert.ok(resources.some((r) => r.uri === 'kgb://tasks/blas/saxpy'));
-  const abi = await client.readResource({ uri: 'kgb://abi/kgb_kernel.h' });
-  assert.equal(abi.contents[0].text, readFileSync(path.join(root, 'benchmark/abi/kgb_kernel.h'), 'utf8'));
-  const statement = await client.readResource({ uri: 'kgb://tasks/blas/saxpy' });
-  assert.equal(statement.contents[0].text, cli.stdout);
-  for (const uri of ['kgb://tasks/../../etc/passwd', 'file:///etc/passwd', 'kgb://tasks/aten/softmax']) {
-    await assert.rejects(client.readResource({ uri }), (e) => e instanceof McpError && e.code === -32002, uri);
-  }
-  const { resourceTemplates } = await client.listResourceTemplates();
-  assert.equal(resourceTemplates[0].uriTemplate, 'kgb://tasks/{source}/{name}');
-  const prompt = await client.getPrompt({ name: 'solve_task', arguments: { task: 'blas/saxpy' } });
-  assert.match(prompt.messages[0].content.text, /Task: blas\/saxpy/);
-  assert.ok(prompt.messages[0].content.text.includes(cli.stdout.trim().split('\n')[0]));
-
-  // Kernel tools need an attempt.
-  const early = await client.callTool({ name: 'lint', arguments: { source: saxpy.correct } });
-  assert.equal(early.isError, true);
-  assert.match(text(early), /no attempt is open/);
-
-  const opened = await client.callTool({ name: 'start_attempt', arguments: { task: 'blas/saxpy' } });
-  assert.equal(opened.isError, false);
-  const attemptId = opened.structuredContent.attempt.id;
-  assert.equal(opened.structuredContent.attempt.task, 'blas/saxpy');
-  const again = await client.callTool({ name: 'start_attempt', arguments: { task: 'aten/add' } });
-  assert.equal(again.isError, true, 'one attempt at a time');
-
   const calls = [];  // [tool, outcome] in the order the store must show them
-  const kernel = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args });
-    calls.push([name, r.structuredContent?.outcome ?? 'refused']);
-    return r;
-  };
+  let attemptId;
+  try {
+    assert.equal(client.getServerVersion().name, 'kgb');
+    assert.match(client.getInstructions(), /start_attempt/);
+    assert.ok(client.getServerCapabilities().tools);
 
-  const lintOk = await kernel('lint', { source: saxpy.correct });
-  assert.equal(lintOk.structuredContent.outcome, 'clean');
-  const lintBad = await kernel('lint', { source: saxpy.lintRejected });
-  assert.equal(lintBad.structuredContent.outcome, 'rejected');
-  assert.match(text(lintBad), /process-escape/);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name),
+      ['list_tasks', 'show_task', 'start_attempt', 'lint', 'compile', 'evaluate', 'submit', 'report_usage', 'attempt_status']);
+    for (const t of tools) {
+      assert.equal(t.inputSchema.type, 'object');
+      assert.ok(t.outputSchema, `${t.name} has an output schema`);
+    }
 
-  const compileBad = await kernel('compile', { source: saxpy.compileError });
-  assert.equal(compileBad.structuredContent.outcome, 'compile-error');
-  assert.ok(compileBad.structuredContent.result.diagnostics.some((d) => /no_such_function/.test(d.message)));
-  const compileOk = await kernel('compile', { source: saxpy.correct });
-  assert.equal(compileOk.structuredContent.outcome, 'compiled');
+    // Browsing.
+    const list = await client.callTool({ name: 'list_tasks', arguments: { source: 'blas' } });
+    assert.deepEqual(list.structuredContent.tasks.map((t) => t.id), ['blas/saxpy', 'blas/sgemm']);
+    const shown = await client.callTool({ name: 'show_task', arguments: { task: 'blas/saxpy' } });
+    const cli = run(['show', 'blas/saxpy', '--platform', platform]);
+    assert.equal(cli.status, 0);
+    assert.equal(text(shown), cli.stdout, 'show_task is exactly `kgb show`');
+    assert.equal(shown.structuredContent.statement, cli.stdout);
+    const unknown = await client.callTool({ name: 'show_task', arguments: { task: 'aten/softmax' } });
+    assert.equal(unknown.isError, true, 'a task outside --tasks is unknown here');
+    assert.match(text(unknown), /unknown task 'aten\/softmax'/);
 
-  const wrong = await kernel('evaluate', { source: saxpy.wrong, correctness_only: true });
-  assert.equal(wrong.structuredContent.outcome, 'wrong-result');
-  assert.equal(wrong.structuredContent.correct, false);
-  assert.ok(wrong.structuredContent.result.failed_cases.length > 0);
-  assert.match(text(wrong), /failed case: .*first mismatch/);
+    // Resources and the prompt.
+    const { resources } = await client.listResources();
+    assert.ok(resources.some((r) => r.uri === 'kgb://abi/kgb_kernel.h'));
+    assert.ok(resources.some((r) => r.uri === 'kgb://tasks/blas/saxpy'));
+    const abi = await client.readResource({ uri: 'kgb://abi/kgb_kernel.h' });
+    assert.equal(abi.contents[0].text, readFileSync(path.join(root, 'benchmark/abi/kgb_kernel.h'), 'utf8'));
+    const statement = await client.readResource({ uri: 'kgb://tasks/blas/saxpy' });
+    assert.equal(statement.contents[0].text, cli.stdout);
+    for (const uri of ['kgb://tasks/../../etc/passwd', 'file:///etc/passwd', 'kgb://tasks/aten/softmax']) {
+      await assert.rejects(client.readResource({ uri }), (e) => e instanceof McpError && e.code === -32002, uri);
+    }
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.equal(resourceTemplates[0].uriTemplate, 'kgb://tasks/{source}/{name}');
+    const prompt = await client.getPrompt({ name: 'solve_task', arguments: { task: 'blas/saxpy' } });
+    assert.match(prompt.messages[0].content.text, /Task: blas\/saxpy/);
+    assert.ok(prompt.messages[0].content.text.includes(cli.stdout.trim().split('\n')[0]));
 
-  const rejected = await kernel('evaluate', { source: saxpy.lintRejected, correctness_only: true });
-  assert.equal(rejected.structuredContent.outcome, 'lint-rejected');
+    // Kernel tools need an attempt.
+    const early = await client.callTool({ name: 'lint', arguments: { source: saxpy.correct } });
+    assert.equal(early.isError, true);
+    assert.match(text(early), /no attempt is open/);
 
-  // The verdict is the CLI's: same outcome, stage and cases for the same kernel.
-  const progress = [];
-  const good = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct } }, undefined,
-    { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true });
-  calls.push(['evaluate', good.structuredContent.outcome]);
-  assert.equal(good.structuredContent.outcome, 'passed');
-  assert.equal(good.structuredContent.correct, true);
-  assert.ok(good.structuredContent.speedup > 0, 'timed against the baseline');
-  assert.ok(progress.length > 0, 'progress notifications while it ran');
-  const kernelFile = path.join(tempDir('kernel'), 'saxpy.cpp');
-  writeFileSync(kernelFile, saxpy.correct);
-  const cliEval = run(['eval', 'blas/saxpy', '--platform', platform, '--kernel', kernelFile, '--json', ...fastEval]);
-  const cliVerdict = JSON.parse(cliEval.stdout);
-  const mcpVerdict = good.structuredContent.verdict;
-  assert.equal(mcpVerdict.outcome, cliVerdict.outcome);
-  assert.equal(mcpVerdict.stage, cliVerdict.stage);
-  assert.deepEqual(mcpVerdict.cases.map((c) => [c.name, c.dtype, c.passed]), cliVerdict.cases.map((c) => [c.name, c.dtype, c.passed]));
-  assert.deepEqual(mcpVerdict.timings.map((t) => t.name), cliVerdict.timings.map((t) => t.name));
+    const opened = await client.callTool({ name: 'start_attempt', arguments: { task: 'blas/saxpy' } });
+    assert.equal(opened.isError, false);
+    attemptId = opened.structuredContent.attempt.id;
+    assert.equal(opened.structuredContent.attempt.task, 'blas/saxpy');
+    const again = await client.callTool({ name: 'start_attempt', arguments: { task: 'aten/add' } });
+    assert.equal(again.isError, true, 'one attempt at a time');
 
-  const bad = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct, correctness: true } });
-  assert.equal(bad.isError, true, 'a misspelt argument is a tool error the model can fix');
-  assert.match(text(bad), /unknown argument 'correctness'/);
-  calls.push(['evaluate', 'bad-arguments']);
-  await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e instanceof McpError && e.code === -32602);
+    const kernel = async (name, args) => {
+      const r = await client.callTool({ name, arguments: args });
+      calls.push([name, r.structuredContent?.outcome ?? 'refused']);
+      return r;
+    };
 
-  const usage = await client.callTool({ name: 'report_usage', arguments: { input_tokens: 1200, output_tokens: 300, cost_usd: 0.02, model: 'test-model' } });
-  assert.equal(usage.isError, false);
-  assert.equal(usage.structuredContent.recorded.reported_by, 'agent');
-  calls.push(['report_usage', 'recorded']);
+    const lintOk = await kernel('lint', { source: saxpy.correct });
+    assert.equal(lintOk.structuredContent.outcome, 'clean');
+    const lintBad = await kernel('lint', { source: saxpy.lintRejected });
+    assert.equal(lintBad.structuredContent.outcome, 'rejected');
+    assert.match(text(lintBad), /process-escape/);
 
-  const submitted = await kernel('submit', { source: saxpy.correct });
-  assert.equal(submitted.structuredContent.outcome, 'passed');
-  assert.equal(submitted.structuredContent.attempt.status, 'solved');
-  assert.equal(submitted.structuredContent.attempt.end_reason, 'submitted');
-  const after = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct } });
-  assert.equal(after.isError, true);
-  assert.match(text(after), /has ended \(submitted\)/);
+    const compileBad = await kernel('compile', { source: saxpy.compileError });
+    assert.equal(compileBad.structuredContent.outcome, 'compile-error');
+    assert.ok(compileBad.structuredContent.result.diagnostics.some((d) => /no_such_function/.test(d.message)));
+    const compileOk = await kernel('compile', { source: saxpy.correct });
+    assert.equal(compileOk.structuredContent.outcome, 'compiled');
 
-  await client.ping();
-  await client.close();
+    const wrong = await kernel('evaluate', { source: saxpy.wrong, correctness_only: true });
+    assert.equal(wrong.structuredContent.outcome, 'wrong-result');
+    assert.equal(wrong.structuredContent.correct, false);
+    assert.ok(wrong.structuredContent.result.failed_cases.length > 0);
+    assert.match(text(wrong), /failed case: .*first mismatch/);
+
+    const rejected = await kernel('evaluate', { source: saxpy.lintRejected, correctness_only: true });
+    assert.equal(rejected.structuredContent.outcome, 'lint-rejected');
+
+    // The verdict is the CLI's: same outcome, stage and cases for the same kernel.
+    const progress = [];
+    const good = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct } }, undefined,
+      { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true });
+    calls.push(['evaluate', good.structuredContent.outcome]);
+    assert.equal(good.structuredContent.outcome, 'passed');
+    assert.equal(good.structuredContent.correct, true);
+    assert.ok(good.structuredContent.speedup > 0, 'timed against the baseline');
+    assert.ok(progress.length > 0, 'progress notifications while it ran');
+    const kernelFile = path.join(tempDir('kernel'), 'saxpy.cpp');
+    writeFileSync(kernelFile, saxpy.correct);
+    const cliEval = run(['eval', 'blas/saxpy', '--platform', platform, '--kernel', kernelFile, '--json', ...fastEval]);
+    const cliVerdict = JSON.parse(cliEval.stdout);
+    const mcpVerdict = good.structuredContent.verdict;
+    assert.equal(mcpVerdict.outcome, cliVerdict.outcome);
+    assert.equal(mcpVerdict.stage, cliVerdict.stage);
+    assert.deepEqual(mcpVerdict.cases.map((c) => [c.name, c.dtype, c.passed]), cliVerdict.cases.map((c) => [c.name, c.dtype, c.passed]));
+    assert.deepEqual(mcpVerdict.timings.map((t) => t.name), cliVerdict.timings.map((t) => t.name));
+
+    const bad = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct, correctness: true } });
+    assert.equal(bad.isError, true, 'a misspelt argument is a tool error the model can fix');
+    assert.match(text(bad), /unknown argument 'correctness'/);
+    calls.push(['evaluate', 'bad-arguments']);
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e instanceof McpError && e.code === -32602);
+
+    const usage = await client.callTool({ name: 'report_usage', arguments: { input_tokens: 1200, output_tokens: 300, cost_usd: 0.02, model: 'test-model' } });
+    assert.equal(usage.isError, false);
+    assert.equal(usage.structuredContent.recorded.reported_by, 'agent');
+    calls.push(['report_usage', 'recorded']);
+
+    const submitted = await kernel('submit', { source: saxpy.correct });
+    assert.equal(submitted.structuredContent.outcome, 'passed');
+    assert.equal(submitted.structuredContent.attempt.status, 'solved');
+    assert.equal(submitted.structuredContent.attempt.end_reason, 'submitted');
+    const after = await client.callTool({ name: 'evaluate', arguments: { source: saxpy.correct } });
+    assert.equal(after.isError, true);
+    assert.match(text(after), /has ended \(submitted\)/);
+
+    await client.ping();
+  } finally {
+    await client.close();  // also when an assertion failed: no server is left behind
+  }
 
   // The store holds the attempt exactly.
   const attempts = exportTable(store, runId, 'attempts');
@@ -208,43 +211,47 @@ test('malformed input on stdin', async () => {
   const dir = tempDir('stdio-raw');
   const server = rawStdioServer(['--store', path.join(dir, 'runs.db'), '--tasks', 'blas/saxpy']);
   const { lines, sendLine: send } = server;
+  try {
 
-  send('this is not json');
-  send('{"jsonrpc":"2.0","id":1,"method":"tools/list"');
-  send('[{"jsonrpc":"2.0","id":2,"method":"ping"}]');
-  send('{"jsonrpc":"2.0","id":3,"method":"tools/list"}');  // before initialize
-  send('{"jsonrpc":"2.0","method":"notifications/whatever"}');  // ignored
-  send(`{"jsonrpc":"2.0","id":4,"method":"x","params":{"deep":${'['.repeat(100000)}}}`);
-  send('');
-  await server.count(5);
-  assert.deepEqual(lines.slice(0, 5).map((l) => [l.id, l.error.code]),
-    [[null, -32700], [null, -32700], [null, -32600], [3, -32600], [null, -32700]]);
+    send('this is not json');
+    send('{"jsonrpc":"2.0","id":1,"method":"tools/list"');
+    send('[{"jsonrpc":"2.0","id":2,"method":"ping"}]');
+    send('{"jsonrpc":"2.0","id":3,"method":"tools/list"}');  // before initialize
+    send('{"jsonrpc":"2.0","method":"notifications/whatever"}');  // ignored
+    send(`{"jsonrpc":"2.0","id":4,"method":"x","params":{"deep":${'['.repeat(100000)}}}`);
+    send('');
+    await server.count(5);
+    assert.deepEqual(lines.slice(0, 5).map((l) => [l.id, l.error.code]),
+      [[null, -32700], [null, -32700], [null, -32600], [3, -32600], [null, -32700]]);
 
-  send('{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}');
-  await server.count(6);
-  assert.equal(lines[5].id, 'i');
-  assert.equal(lines[5].result.protocolVersion, '2025-06-18');
-  send('{"jsonrpc":"2.0","id":"i2","method":"initialize","params":{"protocolVersion":"2025-06-18"}}');
-  send('{"jsonrpc":"2.0","id":5,"method":"no/such/method"}');
-  send('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{}}}');
-  send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"lint","arguments":"source"}}');
-  send('{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{}}');
-  send('{"jsonrpc":"2.0","id":9,"method":"ping"}');
-  // A line longer than the limit (4 MiB) is refused once; the next line is read normally.
-  send(`{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"${'x'.repeat(5 << 20)}"}}`);
-  send('{"jsonrpc":"2.0","id":11,"method":"ping"}');
-  await server.count(14);
-  const byId = new Map(lines.slice(6).map((l) => [JSON.stringify(l.id), l]));
-  assert.equal(byId.get('"i2"').error.code, -32600);
-  assert.equal(byId.get('5').error.code, -32601);
-  assert.equal(byId.get('6').error.code, -32602);
-  assert.equal(byId.get('7').result.isError, true, 'arguments that are not an object: a tool error');
-  assert.equal(byId.get('8').error.code, -32602);
-  assert.deepEqual(byId.get('9').result, {});
-  assert.equal(byId.get('null').error.code, -32700);
-  assert.deepEqual(byId.get('11').result, {});
-  server.proc.stdin.end();
-  assert.equal(await server.exited, 0, 'a closed stdin ends the server cleanly');
+    send('{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}');
+    await server.count(6);
+    assert.equal(lines[5].id, 'i');
+    assert.equal(lines[5].result.protocolVersion, '2025-06-18');
+    send('{"jsonrpc":"2.0","id":"i2","method":"initialize","params":{"protocolVersion":"2025-06-18"}}');
+    send('{"jsonrpc":"2.0","id":5,"method":"no/such/method"}');
+    send('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{}}}');
+    send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"lint","arguments":"source"}}');
+    send('{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{}}');
+    send('{"jsonrpc":"2.0","id":9,"method":"ping"}');
+    // A line longer than the limit (4 MiB) is refused once; the next line is read normally.
+    send(`{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"${'x'.repeat(5 << 20)}"}}`);
+    send('{"jsonrpc":"2.0","id":11,"method":"ping"}');
+    await server.count(14);
+    const byId = new Map(lines.slice(6).map((l) => [JSON.stringify(l.id), l]));
+    assert.equal(byId.get('"i2"').error.code, -32600);
+    assert.equal(byId.get('5').error.code, -32601);
+    assert.equal(byId.get('6').error.code, -32602);
+    assert.equal(byId.get('7').result.isError, true, 'arguments that are not an object: a tool error');
+    assert.equal(byId.get('8').error.code, -32602);
+    assert.deepEqual(byId.get('9').result, {});
+    assert.equal(byId.get('null').error.code, -32700);
+    assert.deepEqual(byId.get('11').result, {});
+    server.proc.stdin.end();
+    assert.equal(await server.exited, 0, 'a closed stdin ends the server cleanly');
+  } finally {
+    server.kill();
+  }
 });
 
 test('a server whose client vanishes ends its attempt and exits', async () => {
@@ -253,22 +260,26 @@ test('a server whose client vanishes ends its attempt and exits', async () => {
   const proc = spawn(kgb, ['mcp-server', '--store', store, '--run', 'gone', '--task', 'blas/saxpy', ...fastEval],
     { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
-  proc.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"gone","version":"1"}}}\n');
-  proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'evaluate', arguments: { source: saxpy.correct, correctness_only: true } } })}\n`);
-  // Close both pipes while the evaluation runs: it finishes, is recorded, and the attempt ends.
-  await new Promise((r) => setTimeout(r, 300));
-  proc.stdout.destroy();
-  proc.stdin.end();
-  assert.equal(await exited, 0);
-  const [a] = exportTable(store, 'gone', 'attempts');
-  assert.equal(a.task, 'blas/saxpy');
-  assert.equal(a.stop_reason, 'session-ended');
-  assert.equal(a.status, 'solved', 'the best kernel evaluated counts, as for the loop policies');
-  assert.equal(a.result.submitted, false);
-  const [call] = exportTable(store, 'gone', 'tool_calls');
-  assert.equal(call.tool, 'evaluate');
-  assert.equal(call.status, 'done');
-  assert.equal(call.outcome, 'passed');
+  try {
+    proc.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"gone","version":"1"}}}\n');
+    proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'evaluate', arguments: { source: saxpy.correct, correctness_only: true } } })}\n`);
+    // Close both pipes while the evaluation runs: it finishes, is recorded, and the attempt ends.
+    await new Promise((r) => setTimeout(r, 300));
+    proc.stdout.destroy();
+    proc.stdin.end();
+    assert.equal(await exited, 0);
+    const [a] = exportTable(store, 'gone', 'attempts');
+    assert.equal(a.task, 'blas/saxpy');
+    assert.equal(a.stop_reason, 'session-ended');
+    assert.equal(a.status, 'solved', 'the best kernel evaluated counts, as for the loop policies');
+    assert.equal(a.result.submitted, false);
+    const [call] = exportTable(store, 'gone', 'tool_calls');
+    assert.equal(call.tool, 'evaluate');
+    assert.equal(call.status, 'done');
+    assert.equal(call.outcome, 'passed');
+  } finally {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  }
 });
 
 test('a cancelled call gets no answer but is recorded; an oversized source is refused', async () => {
@@ -276,24 +287,28 @@ test('a cancelled call gets no answer but is recorded; an oversized source is re
   const store = path.join(dir, 'runs.db');
   const server = rawStdioServer(['--store', store, '--run', 'cancel', '--task', 'blas/saxpy', ...fastEval]);
   const { send, answer, lines } = server;
-  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', clientInfo: { name: 'c', version: '1' } } });
-  await answer(1);
-  send({ id: 2, method: 'tools/call', params: { name: 'evaluate', arguments: { source: saxpy.correct, correctness_only: true } } });
-  send({ method: 'notifications/cancelled', params: { requestId: 2, reason: 'the user moved on' } });
-  send({ id: 3, method: 'tools/call', params: { name: 'lint', arguments: { source: `// ${'x'.repeat(3 << 19)}` } } });
-  const big = await answer(3);
-  assert.equal(big.result.isError, true);
-  assert.match(big.result.content[0].text, /the source is \d+ bytes; the limit is 1048576 bytes/);
-  // The cancelled evaluation goes on to the end and is recorded; its answer is never sent.
-  let calls = [];
-  for (let i = 0; i < 600 && !calls.some((c) => c.tool === 'evaluate' && c.status === 'done'); ++i) {
-    await new Promise((r) => setTimeout(r, 100));
-    calls = exportTable(store, 'cancel', 'tool_calls');
+  try {
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', clientInfo: { name: 'c', version: '1' } } });
+    await answer(1);
+    send({ id: 2, method: 'tools/call', params: { name: 'evaluate', arguments: { source: saxpy.correct, correctness_only: true } } });
+    send({ method: 'notifications/cancelled', params: { requestId: 2, reason: 'the user moved on' } });
+    send({ id: 3, method: 'tools/call', params: { name: 'lint', arguments: { source: `// ${'x'.repeat(3 << 19)}` } } });
+    const big = await answer(3);
+    assert.equal(big.result.isError, true);
+    assert.match(big.result.content[0].text, /the source is \d+ bytes; the limit is 1048576 bytes/);
+    // The cancelled evaluation goes on to the end and is recorded; its answer is never sent.
+    let calls = [];
+    for (let i = 0; i < 600 && !calls.some((c) => c.tool === 'evaluate' && c.status === 'done'); ++i) {
+      await new Promise((r) => setTimeout(r, 100));
+      calls = exportTable(store, 'cancel', 'tool_calls');
+    }
+    send({ id: 4, method: 'ping' });
+    await answer(4);
+    assert.equal(lines.find((l) => l.id === 2), undefined, 'no answer to a cancelled request');
+    assert.deepEqual(calls.map((c) => [c.tool, c.outcome]), [['evaluate', 'passed'], ['lint', 'source-too-large']]);
+    server.proc.stdin.end();
+    assert.equal(await server.exited, 0);
+  } finally {
+    server.kill();
   }
-  send({ id: 4, method: 'ping' });
-  await answer(4);
-  assert.equal(lines.find((l) => l.id === 2), undefined, 'no answer to a cancelled request');
-  assert.deepEqual(calls.map((c) => [c.tool, c.outcome]), [['evaluate', 'passed'], ['lint', 'source-too-large']]);
-  server.proc.stdin.end();
-  assert.equal(await server.exited, 0);
 });

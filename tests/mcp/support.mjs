@@ -137,6 +137,8 @@ export function rawStdioServer(args) {
     lines,
     exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
     sendLine: (text) => proc.stdin.write(`${text}\n`),
+    // For finally blocks: a failed test must not leave a server behind.
+    kill: () => { if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL'); },
     send: (message) => proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`),
     // The answer with this id, once it arrives.
     async answer(id) {

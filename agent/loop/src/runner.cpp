@@ -370,8 +370,9 @@ Result<RunSummary> execute_run(RunOptions o) {
     if (!rec) return rec.error();
     run = std::move(rec.value());
     if (run.policy == "mcp")
-      return make_error("run.not-resumable", "run " + run.id + " was recorded by kgb mcp-server: its sessions cannot be resumed "
-                                             "(`kgb mcp-server --run " + run.id + "` records more attempts into it)");
+      return make_error("run.not-resumable", "run " + run.id +
+                                                 " was recorded by kgb mcp-server: its sessions cannot be resumed "
+                                                 "(`kgb mcp-server --run " + run.id + "` records more attempts into it)");
     auto cfg = config_from_json(run.config);
     if (!cfg) return make_error(cfg.error().code, "run " + run.id + ": " + cfg.error().message);
     st.config = std::move(cfg.value());

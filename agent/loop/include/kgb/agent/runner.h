@@ -28,8 +28,8 @@
 #include "kgb/llm/cancel.h"
 #include "kgb/llm/types.h"
 #include "kgb/platform.h"
-#include "kgb/task.h"
 #include "kgb/result.h"
+#include "kgb/task.h"
 
 namespace kgb::llm {
 struct CallOptions;
