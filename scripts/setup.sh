@@ -24,6 +24,7 @@ packages=(
   g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user
   chromium
   hipcc libamdhip64-dev rocm-device-libs
+  slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -35,16 +36,25 @@ if (( ${#missing[@]} )); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# Node.js and the official MCP SDK (pinned by examples/mcp/package-lock.json):
-# the client of the MCP server's tests and of the example agent. Debian's
-# nodejs and npm, unless a node and npm are already on PATH.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "== installing nodejs and npm"
+# Node.js for the npm packages the tests and examples run, each folder pinned by
+# its package-lock.json: the interop tests' third-party packages (official OpenAI
+# and Anthropic SDKs, mock-llm, claude-code-router; tests/interop/node) and the
+# official MCP SDK (examples/mcp: the example agent, and the client of the MCP
+# server's tests). Debian's nodejs and npm, unless both are already on PATH.
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+  echo "== installing node and npm"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
 fi
-echo "== installing the MCP SDK (npm ci in examples/mcp)"
-npm ci --prefix examples/mcp --no-audit --no-fund --loglevel=error
+if (( $(node -p 'Number(process.versions.node.split(".")[0])') < 20 )); then
+  echo "warning: node $(node --version) is older than 20: the interop tests (ctest -L interop) will fail" >&2
+fi
+for npm_project in tests/interop/node examples/mcp; do
+  if [[ ! -f $npm_project/node_modules/.package-lock.json || $npm_project/package-lock.json -nt $npm_project/node_modules/.package-lock.json ]]; then
+    echo "== installing the npm packages of $npm_project"
+    (cd "$npm_project" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+done
 
 # CUDA is not a Debian package here: use the toolkit when one is installed.
 cuda_flag=-DKGB_WITH_CUDA=OFF
@@ -64,5 +74,9 @@ if (( run_main_job )); then
   echo "   (every bundled task; the oracle's first answer per task does not compile and its second"
   echo "   computes a wrong result, so each failure is fed back and fixed; correct kernels are timed)"
   build/agent/cli/kgb run --policy refine --provider oracle --platform cpu-x86_64 \
+    --oracle-compile-errors 1 --oracle-wrong-results 1 --time-budget 0.2 --store build/runs.db
+  echo "== and kgb run --policy tool-agent, streamed, over the BLAS tasks: the oracle calls lint, compile,"
+  echo "   run, profile and submit itself (native function calling) and fixes what they report"
+  build/agent/cli/kgb run --policy tool-agent --provider oracle --platform cpu-x86_64 --tasks 'blas/*' --stream \
     --oracle-compile-errors 1 --oracle-wrong-results 1 --time-budget 0.2 --store build/runs.db
 fi

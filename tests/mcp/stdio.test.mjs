@@ -312,3 +312,46 @@ test('a cancelled call gets no answer but is recorded; an oversized source is re
     server.kill();
   }
 });
+
+// Stdout is the protocol's alone: a kernel (lint off, so nothing stops it) that
+// prints to its stdout and stderr leaves no byte on the client's stdout that is
+// not a JSON-RPC line (rawStdioServer parses every line as it comes, and the
+// whole stream is checked at the end).
+test('nothing but JSON-RPC on stdout, whatever a kernel prints', async () => {
+  const dir = tempDir('stdio-pure');
+  const store = path.join(dir, 'runs.db');
+  const noisy = saxpy.correct.replace('#include "kgb_kernel.h"', `#include <stdio.h>
+#include "kgb_kernel.h"
+namespace {
+struct Noise {
+  Noise() {
+    printf("stray stdout from a kernel\\n");
+    fflush(stdout);
+    fprintf(stderr, "stray stderr from a kernel\\n");
+  }
+} noise;
+}  // namespace`);
+  assert.notEqual(noisy, saxpy.correct);
+  const server = rawStdioServer(['--store', store, '--run', 'pure', '--task', 'blas/saxpy', '--no-lint', '--no-time', ...fastEval]);
+  const { send, answer, lines } = server;
+  let raw = '';
+  server.proc.stdout.on('data', (d) => { raw += d; });
+  try {
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', clientInfo: { name: 'p', version: '1' } } });
+    await answer(1);
+    send({ id: 2, method: 'tools/call', params: { name: 'evaluate', arguments: { source: noisy } } });
+    const evaluated = await answer(2);
+    assert.equal(evaluated.result.structuredContent.outcome, 'passed', JSON.stringify(evaluated.result.structuredContent));
+    // What the kernel printed is data of the verdict, not bytes of the stream.
+    assert.equal(evaluated.result.structuredContent.verdict.child_stdout, 'stray stdout from a kernel\n');
+    send({ id: 3, method: 'tools/call', params: { name: 'submit', arguments: { source: noisy } } });
+    assert.equal((await answer(3)).result.structuredContent.attempt.status, 'solved');
+    server.proc.stdin.end();
+    assert.equal(await server.exited, 0);
+    const rawLines = raw.split('\n');
+    assert.equal(rawLines.pop(), '', 'stdout ends with a whole line');
+    assert.ok(rawLines.length >= 3 && rawLines.every((l) => JSON.parse(l).jsonrpc === '2.0'), raw);
+  } finally {
+    server.kill();
+  }
+});

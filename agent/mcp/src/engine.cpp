@@ -85,6 +85,7 @@ Status Engine::load() {
   // Nsight Compute profiles CUDA platforms; the others have no profiler in kgb_profile yet.
   tools_offered_ = tool_defs(platform_.backend == "cuda");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  host_ = agent::host_name();
   jobs_ = options_.evaluation.jobs > 0 ? options_.evaluation.jobs : cores;
   pool_ = std::make_unique<asio::thread_pool>(static_cast<size_t>(jobs_));
   job_slots_ = std::make_unique<agent::AsyncSemaphore>(io_.get_executor(), jobs_);

@@ -193,6 +193,7 @@ class Engine {
   std::shared_ptr<agent::ToolBackend> tools_;
   std::unique_ptr<agent::AsyncSemaphore> job_slots_, device_slots_;
   int jobs_ = 1;
+  std::string host_;  // evaluations run here (the store's evaluations.node)
 
   std::string run_id_;
   bool run_exists_ = false;   // in the store already (created by us or by another server)

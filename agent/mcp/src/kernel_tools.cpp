@@ -274,6 +274,8 @@ asio::awaitable<json> Engine::tool_kernel(std::shared_ptr<Session> s, std::strin
       e.speedup = result.speedup;
       e.verdict = std::move(vj);
       e.seconds = result.verdict->total_seconds;
+      e.executor = "local";  // the server's own pool
+      e.node = host_;
       evaluation = std::move(e);
     }
   }

@@ -1,5 +1,6 @@
 #include "kgb/mcp/server.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -100,10 +101,11 @@ std::string McpServer::url() const {
 Status McpServer::serve_stdio(int in_fd, int out_fd) {
   Impl& im = *impl_;
   // Protocol messages only on the client's stdout: anything else this process
-  // prints (a library, a trace) goes to stderr instead.
+  // prints (a library, a trace) goes to stderr instead. The protocol's copy is
+  // close-on-exec, so no compiler or runner started for a tool call inherits it.
   int protocol_fd = out_fd;
   if (out_fd == STDOUT_FILENO) {
-    protocol_fd = ::dup(STDOUT_FILENO);
+    protocol_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
     if (protocol_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return make_error("mcp.stdio", "cannot set up stdout");
   }
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client is a failed write, not a dead server

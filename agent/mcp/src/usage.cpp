@@ -163,6 +163,7 @@ store::LlmCallRecord usage_call_record(const std::string& run_id, int64_t attemp
   rec.request = {{"reported_by", "agent"}, {"source", source}, {"raw", raw}};
   rec.finish_reason = "reported";
   rec.tokens = usage.tokens;
+  rec.usage_source = "agent";  // neither the server's count nor the client's estimate: the agent's word
   rec.usage_estimated = usage.estimated;
   rec.cost_usd = usage.cost_usd;
   rec.latency_ms = static_cast<int64_t>(usage.api_seconds * 1000);

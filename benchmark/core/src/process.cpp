@@ -127,13 +127,12 @@ int child_main(void* arg) {
   }
   if (s->drop_root) {
     // RLIMIT_NPROC does not bind root: run the candidate as an unprivileged user.
-    // Raw system calls: a child of clone() keeps the parent's thread list in
-    // the C library, whose setgroups/setgid/setuid would wait for those
-    // threads to take the credentials too (forever for one that was being
-    // created at the clone).
-    constexpr auto id = kUnprivilegedId;
-    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, id, id, id) != 0 ||
-        ::syscall(SYS_setresuid, id, id, id) != 0)
+    // Raw system calls: glibc's setgroups/setgid/setuid broadcast the change to
+    // every thread of the process (__nptl_setxid), and a child made by clone()
+    // of a multithreaded parent still believes in the parent's threads and
+    // waits for them forever.
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0 ||
+        ::syscall(SYS_setresuid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0)
       child_fail(s->error_fd, 5);
     // A change of credentials clears the parent-death signal: set it again.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
