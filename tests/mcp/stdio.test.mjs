@@ -2,7 +2,8 @@
 // handshake, every tool on blas/saxpy (a correct kernel, a wrong one, a
 // compile error, a lint rejection), resources and the prompt, usage reports,
 // then the run store read back: it holds the attempt exactly as it happened.
-// Then raw malformed input on the server's stdin.
+// Then raw malformed input on the server's stdin, stdout purity, and the
+// token, kernel and wall-time budgets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -354,4 +355,62 @@ struct Noise {
   } finally {
     server.kill();
   }
+});
+
+// The other budgets, each in a server of its own on one run: tokens the agent
+// reported, distinct kernels, and wall time. The call past a budget is refused
+// with the budget named, and the attempt ends there with that stop reason.
+test('token, kernel and wall-time budgets refuse the next call and end the attempt', async () => {
+  const dir = tempDir('stdio-budgets');
+  const store = path.join(dir, 'runs.db');
+  const runId = 'budgets';
+  const session = async (budgetArgs, body) => {
+    const transport = new StdioClientTransport({
+      command: kgb,
+      args: ['mcp-server', '--store', store, '--run', runId, '--platform', platform, '--task', 'blas/saxpy', ...budgetArgs, ...fastEval],
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'budget-test-agent', version: '1' });
+    await client.connect(transport);
+    try {
+      await body(client);
+    } finally {
+      await client.close();
+    }
+  };
+  const lint = (client, source) => client.callTool({ name: 'lint', arguments: { source } });
+
+  await session(['--budget-tokens', '1000'], async (client) => {
+    assert.equal((await lint(client, saxpy.correct)).structuredContent.outcome, 'clean');
+    const usage = await client.callTool({ name: 'report_usage', arguments: { input_tokens: 800, output_tokens: 300 } });
+    assert.equal(usage.isError, false, 'reporting usage is never refused: it is how the budget is known');
+    const refused = await lint(client, saxpy.correct);
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /budget exhausted \(total tokens: 1100 of 1000 spent\)/);
+  });
+  await session(['--max-iters', '2'], async (client) => {
+    assert.equal((await lint(client, saxpy.correct)).isError, false);
+    assert.equal((await lint(client, saxpy.wrong)).isError, false);
+    assert.equal((await lint(client, saxpy.wrong)).isError, false, 'the same kernel again is no new one');
+    const refused = await lint(client, saxpy.compileError);
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /budget exhausted \(kernels: 2 of 2 tried\)/);
+  });
+  await session(['--wall-time', '1'], async (client) => {
+    assert.equal((await lint(client, saxpy.correct)).isError, false);
+    await new Promise((r) => setTimeout(r, 1200));
+    const refused = await lint(client, saxpy.correct);
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /budget exhausted \(wall seconds: [\d.]+ of 1 spent\)/);
+    const status = await client.callTool({ name: 'attempt_status', arguments: {} });
+    assert.equal(status.structuredContent.attempt.end_reason, 'budget:wall-time');
+  });
+
+  const attempts = exportTable(store, runId, 'attempts');
+  assert.deepEqual(attempts.map((a) => [a.sample, a.stop_reason, a.status]),
+    [[0, 'budget:total-tokens', 'budget'], [1, 'budget:iterations', 'budget'], [2, 'budget:wall-time', 'budget']],
+    'no kernel was evaluated, so each attempt ends on its budget');
+  assert.equal(attempts[0].input_tokens + attempts[0].output_tokens, 1100);
+  const refusals = exportTable(store, runId, 'tool_calls').filter((c) => c.outcome === 'budget');
+  assert.deepEqual(refusals.map((c) => [c.attempt_id, c.tool]), attempts.map((a) => [a.id, 'lint']));
 });
