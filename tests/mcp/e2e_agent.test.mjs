@@ -36,7 +36,8 @@ test('an SDK agent driven by the oracle solves tasks through the MCP server; kgb
     const seconds = (Date.now() - started) / 1000;
     assert.equal(sweep.status, 0, `${sweep.stdout}\n${sweep.stderr}`);
     assert.match(sweep.stdout, /sweep: 3 task\(s\) on cpu-x86_64, run mcp-e2e/);
-    for (const t of tasks) assert.match(sweep.stdout, new RegExp(`recorded \\d+ tokens \\(reported by the agent\\) on attempt \\d+`));
+    assert.equal(sweep.stdout.match(/recorded \d+ tokens \(reported by the agent\) on attempt \d+/g)?.length, tasks.length,
+      'one usage import per task');
 
     const attempts = exportTable(store, 'mcp-e2e', 'attempts');
     assert.deepEqual(attempts.map((a) => [a.task, a.status, a.stop_reason]).sort(),
@@ -74,6 +75,11 @@ test('an SDK agent driven by the oracle solves tasks through the MCP server; kgb
     assert.ok(mcp, JSON.stringify(Object.keys(json.runs[0])));
     assert.equal(mcp.accuracy, 1);
     assert.equal(byRun.get('refine-e2e').accuracy, 1);
+    // The MCP run's tokens are the agent's word, and the report says so; the internal run's are not.
+    assert.equal(mcp.llm_calls_usage_reported_by_agent, tasks.length);
+    assert.equal(byRun.get('refine-e2e').llm_calls_usage_reported_by_agent, 0);
+    assert.match(report.stdout, /\(reported by the agent\)/);
+    assert.match(report.stdout, /3 usage reports of the agent/);
 
     const toolCalls = calls.length;
     process.stdout.write(`# e2e figures: ${attempts.filter((a) => a.status === 'solved').length}/${tasks.length} tasks solved, ` +
