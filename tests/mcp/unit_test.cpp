@@ -260,7 +260,12 @@ TEST_CASE("usage: an import lands on the attempt's last iteration and its totals
   CHECK(row->request["reported_by"] == "agent");
   CHECK(row->request["source"] == "import");
   CHECK(row->tokens.input == 1000);
-  // The run's totals count it like any LLM call.
-  CHECK(db.totals("mcp-1").tokens.total() == 2500);
+  CHECK(row->usage_source == "agent");
+  // The run's totals count it like any LLM call, and say whose word the tokens are.
+  const store::RunTotals totals = db.totals("mcp-1");
+  CHECK(totals.tokens.total() == 2500);
+  CHECK(totals.llm_calls == 2);
+  CHECK(totals.agent_usage_calls == 2);
+  CHECK(totals.estimated_usage_calls == 0);
   CHECK(record_reported_usage(db, 999999, usage, "import", usage.raw).error().code == "store.unknown-attempt");
 }
