@@ -1,6 +1,9 @@
 #include "aten_dispatch.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#if __has_include(<torch/version.h>)
+#include <torch/version.h>  // TORCH_VERSION_MAJOR: float8 dtypes exist from 2.1 on
+#endif
 #include <ATen/core/function_schema.h>
 
 #include <algorithm>
@@ -290,7 +293,7 @@ at::ScalarType scalar_type_of(int32_t dtype) {
     case KGB_F64: return at::kDouble;
     case KGB_C64: return at::kComplexFloat;
     case KGB_C128: return at::kComplexDouble;
-#if defined(TORCH_VERSION_MAJOR) && TORCH_VERSION_MAJOR >= 2
+#if defined(TORCH_VERSION_MAJOR) && (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1))
     case KGB_F8E4M3FN: return at::ScalarType::Float8_e4m3fn;
     case KGB_F8E5M2: return at::ScalarType::Float8_e5m2;
 #endif

@@ -1449,9 +1449,32 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   return finish(v);
 }
 
+std::vector<std::string> task_gaps(const Task& task) {
+  std::vector<std::string> gaps;
+  namespace fs = std::filesystem;
+  for (const char* file : {"cpu.cpp", "cuda.cu", "opencl.cpp", "hip.hip"})
+    if (!fs::exists(task.solution_path(file))) gaps.push_back(std::string("no bundled solution solutions/") + file);
+  const fs::path backends = source_root() / "backends";
+  const bool aten = task.upstream_name.rfind("aten::", 0) == 0;
+  auto has_file = [&](const fs::path& folder, std::initializer_list<const char*> extensions) {
+    for (const char* ext : extensions)
+      if (fs::exists(folder / (task.name + ext))) return true;
+    return false;
+  };
+  // CPU and CUDA: an ATen task is covered by the operator called by name.
+  if (!aten && !has_file(backends / "cpu" / "baselines" / task.source, {".cpp"}))
+    gaps.push_back("no CPU baseline backends/cpu/baselines/" + task.source + "/" + task.name + ".cpp (it is also the oracle of the cross-check)");
+  if (!has_file(backends / "opencl" / "baselines" / task.source, {".cpp"}))
+    gaps.push_back("no OpenCL baseline backends/opencl/baselines/" + task.source + "/" + task.name + ".cpp");
+  if (!aten && !has_file(backends / "cuda" / "baselines" / task.source, {".cpp", ".cu"}))
+    gaps.push_back("no CUDA baseline backends/cuda/baselines/" + task.source + "/" + task.name + ".{cpp,cu}");
+  return gaps;
+}
+
 TaskValidation validate_task(const Task& task, const Platform& platform, const EvalOptions& options) {
   TaskValidation tv;
   tv.task = task.id;
+  tv.gaps = task_gaps(task);
   uint64_t seed = options.seed ? *options.seed : 12345;
   for (const Task* entry_ptr : task.entries()) {
     const Task& entry = *entry_ptr;
