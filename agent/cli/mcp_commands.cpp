@@ -28,6 +28,7 @@ struct ServerArgs {
   int max_iters = 0, max_evaluations = 0, jobs = 0, seeds = 0;
   double time_budget = 0;
   bool no_time = false, no_lint = false, no_baseline = false;
+  bool json = false;  // refused: see run_server
 };
 
 int exit_code_for(const Error& e) {
@@ -51,6 +52,14 @@ bool write_info_file(const std::string& path, const nlohmann::json& info) {
 }
 
 int run_server(CLI::App& cmd, ServerArgs& a) {
+  if (a.json) {
+    // The --json contract (one document on stdout) cannot hold for a server:
+    // over stdio its stdout is the protocol stream itself.
+    std::cerr << "error: kgb mcp-server takes no --json: over stdio its stdout carries the JSON-RPC messages (and "
+                 "nothing else); over HTTP, --info-file FILE receives the URL, port, run id and pid as JSON once it "
+                 "listens\n";
+    return kExitUsage;
+  }
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   mcp::McpOptions& o = a.o;
   if (given("--budget-tokens")) o.budget.limits.total_tokens = a.budget_tokens;
@@ -116,6 +125,7 @@ struct UsageArgs {
   std::string store = "kgb-runs.db", run, task, file = "-";
   int64_t attempt = 0;
   int sample = -1;
+  bool json = false;
 };
 
 int import_usage(const UsageArgs& a) {
@@ -175,6 +185,23 @@ int import_usage(const UsageArgs& a) {
     return recorded.error().code.rfind("store.", 0) == 0 && recorded.error().code != "store.unknown-attempt" ? kExitInfrastructure
                                                                                                              : kExitUsage;
   }
+  if (a.json) {
+    const store::TokenCounts& t = recorded->attempt_tokens;
+    const nlohmann::json doc = {
+        {"attempt_id", attempt_id},
+        {"iteration", recorded->iteration},
+        {"step", recorded->step},
+        {"recorded", mcp::reported_usage_json(*usage)},
+        {"attempt", {{"input_tokens", t.input},
+                     {"cached_input_tokens", t.cached_input},
+                     {"cache_write_tokens", t.cache_write},
+                     {"output_tokens", t.output},
+                     {"reasoning_tokens", t.reasoning},
+                     {"total_tokens", t.total()},
+                     {"cost_usd", recorded->attempt_cost_usd}}}};
+    std::cout << doc.dump(2) << "\n";
+    return kExitOk;
+  }
   std::cout << "recorded " << usage->tokens.total() << " tokens (reported by the agent";
   if (usage->cost_usd) std::cout << ", $" << *usage->cost_usd;
   std::cout << ") on attempt " << attempt_id << ", iteration " << recorded->iteration + 1 << "; the attempt has "
@@ -220,6 +247,7 @@ void add_mcp_commands(CLI::App& app, int& exit_code) {
     cmd->add_flag("--no-time", a->no_time, "check correctness only, never time");
     cmd->add_flag("--no-lint", a->no_lint, "skip the static checks in evaluations");
     cmd->add_flag("--no-baseline", a->no_baseline, "do not time the baseline");
+    cmd->add_flag("--json", a->json, "refused with the reason: stdout is the protocol's (see --info-file)");
     cmd->callback([cmd, a, &exit_code] { exit_code = run_server(*cmd, *a); });
   }
   {
@@ -233,6 +261,7 @@ void add_mcp_commands(CLI::App& app, int& exit_code) {
     cmd->add_option("--task", a->task, "task id (with --run): its last attempt unless --sample");
     cmd->add_option("--sample", a->sample, "sample number of the attempt (with --run and --task)");
     cmd->add_option("--file", a->file, "usage JSON or JSON lines (- : stdin)")->capture_default_str();
+    cmd->add_flag("--json", a->json, "print what was recorded as one JSON object");
     cmd->callback([a, &exit_code] { exit_code = import_usage(*a); });
   }
 }

@@ -3,7 +3,8 @@
 // compile error, a lint rejection), resources and the prompt, usage reports,
 // then the run store read back: it holds the attempt exactly as it happened.
 // Then raw malformed input on the server's stdin, stdout purity, and the
-// token, kernel and wall-time budgets.
+// token, kernel and wall-time budgets, and the --json contract of the
+// commands beside the server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,7 +12,7 @@ import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import {
-  Client, StdioClientTransport, McpError, saxpy, fastEval, run, exportTable, tempDir, text, kgb, root, rawStdioServer,
+  McpError, saxpy, fastEval, run, exportTable, tempDir, text, kgb, root, rawStdioServer, stdioClient,
 } from './support.mjs';
 
 const platform = 'cpu-x86_64';
@@ -20,16 +21,8 @@ test('every tool over stdio, and the attempt in the store afterwards', async () 
   const dir = tempDir('stdio');
   const store = path.join(dir, 'runs.db');
   const runId = 'mcp-stdio-test';
-  const transport = new StdioClientTransport({
-    command: kgb,
-    args: ['mcp-server', '--store', store, '--run', runId, '--platform', platform, '--tasks', 'blas/*,aten/add',
-           '--progress-interval', '0.2', ...fastEval],
-    stderr: 'pipe',
-  });
-  let serverLog = '';
-  transport.stderr?.on('data', (d) => { serverLog += d; });
-  const client = new Client({ name: 'stdio-test-agent', version: '2.1' });
-  await client.connect(transport);
+  const { client, log: serverLog } = await stdioClient(['--store', store, '--run', runId, '--platform', platform,
+    '--tasks', 'blas/*,aten/add', '--progress-interval', '0.2', ...fastEval], 'stdio-test-agent', '2.1');
   const calls = [];  // [tool, outcome] in the order the store must show them
   let attemptId;
   try {
@@ -204,7 +197,7 @@ test('every tool over stdio, and the attempt in the store afterwards', async () 
   assert.equal(runs[0].policy, 'mcp');
   assert.equal(runs[0].model, 'stdio-test-agent 2.1');
   assert.equal(runs[0].status, 'finished');
-  assert.ok(!/run store:/.test(serverLog), serverLog);
+  assert.ok(!/run store:/.test(serverLog()), serverLog());
 });
 
 // Raw lines on stdin: the answers the protocol prescribes, and the server keeps going.
@@ -365,13 +358,8 @@ test('token, kernel and wall-time budgets refuse the next call and end the attem
   const store = path.join(dir, 'runs.db');
   const runId = 'budgets';
   const session = async (budgetArgs, body) => {
-    const transport = new StdioClientTransport({
-      command: kgb,
-      args: ['mcp-server', '--store', store, '--run', runId, '--platform', platform, '--task', 'blas/saxpy', ...budgetArgs, ...fastEval],
-      stderr: 'ignore',
-    });
-    const client = new Client({ name: 'budget-test-agent', version: '1' });
-    await client.connect(transport);
+    const { client } = await stdioClient(['--store', store, '--run', runId, '--platform', platform, '--task', 'blas/saxpy',
+      ...budgetArgs, ...fastEval], 'budget-test-agent');
     try {
       await body(client);
     } finally {
@@ -413,4 +401,54 @@ test('token, kernel and wall-time budgets refuse the next call and end the attem
   assert.equal(attempts[0].input_tokens + attempts[0].output_tokens, 1100);
   const refusals = exportTable(store, runId, 'tool_calls').filter((c) => c.outcome === 'budget');
   assert.deepEqual(refusals.map((c) => [c.attempt_id, c.tool]), attempts.map((a) => [a.id, 'lint']));
+});
+
+// The --json contract: `kgb mcp-usage --json` prints one document, on success
+// and on failure; `kgb mcp-server --json` is refused (its stdout is the
+// protocol's), as one error document that says where the JSON is instead.
+test('kgb mcp-usage --json prints one document; kgb mcp-server refuses --json with the reason', async () => {
+  const dir = tempDir('usage-json');
+  const store = path.join(dir, 'runs.db');
+  const runId = 'usage-json';
+  const { client } = await stdioClient(['--store', store, '--run', runId, '--platform', platform, '--task', 'blas/saxpy'],
+    'usage-json-agent');
+  try {
+    assert.equal((await client.callTool({ name: 'lint', arguments: { source: saxpy.correct } })).isError, false);
+  } finally {
+    await client.close();
+  }
+  const [attempt] = exportTable(store, runId, 'attempts');
+
+  // Claude Code's result: Anthropic's input_tokens leave out the cache reads and writes.
+  const result = path.join(dir, 'claude-result.json');
+  writeFileSync(result, JSON.stringify({
+    type: 'result', total_cost_usd: 0.01, duration_api_ms: 1200,
+    usage: { input_tokens: 100, cache_read_input_tokens: 50, cache_creation_input_tokens: 10, output_tokens: 40 },
+  }));
+  const ok = run(['mcp-usage', '--store', store, '--run', runId, '--task', 'blas/saxpy', '--file', result, '--json']);
+  assert.equal(ok.status, 0, ok.stderr);
+  const doc = JSON.parse(ok.stdout);  // the whole of stdout: one document
+  assert.equal(doc.attempt_id, attempt.id);
+  assert.deepEqual(doc.recorded, {
+    input_tokens: 160, cached_input_tokens: 50, cache_write_tokens: 10, output_tokens: 40, reasoning_tokens: 0,
+    reported_by: 'agent', cost_usd: 0.01,
+  });
+  assert.equal(doc.attempt.total_tokens, 200);
+  assert.equal(exportTable(store, runId, 'attempts')[0].input_tokens, 160);
+
+  const noTokens = path.join(dir, 'log.txt');
+  writeFileSync(noTokens, 'the agent printed prose, no usage\n');
+  for (const [args, pattern] of [
+    [['--run', runId, '--task', 'blas/saxpy', '--file', noTokens], /usage/],
+    [['--run', 'no-such-run', '--task', 'blas/saxpy', '--file', result], /no-such-run/],
+  ]) {
+    const failed = run(['mcp-usage', '--store', store, ...args, '--json']);
+    assert.equal(failed.status, 2, failed.stderr);
+    assert.match(JSON.parse(failed.stdout).error.message, pattern);
+  }
+  assert.equal(exportTable(store, runId, 'llm_calls').length, 1, 'a refused import records nothing');
+
+  const server = run(['mcp-server', '--store', store, '--json'], { input: '' });
+  assert.equal(server.status, 2);
+  assert.match(JSON.parse(server.stdout).error.message, /takes no --json: .*--info-file/);
 });

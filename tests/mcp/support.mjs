@@ -157,6 +157,16 @@ export function rawStdioServer(args) {
   };
 }
 
+// An SDK client of `kgb mcp-server ARGS` over stdio; log() is the server's stderr.
+export async function stdioClient(args, name = 'kgb-mcp-test', version = '1.0.0') {
+  const transport = new StdioClientTransport({ command: kgb, args: ['mcp-server', ...args], stderr: 'pipe' });
+  let log = '';
+  transport.stderr?.on('data', (d) => { log += d; });
+  const client = new Client({ name, version });
+  await client.connect(transport);
+  return { client, log: () => log };
+}
+
 // An SDK client over HTTP; `headers` go with every request.
 export async function httpClient(url, headers = {}, name = 'kgb-mcp-test') {
   const client = new Client({ name, version: '1.0.0' });

@@ -358,16 +358,9 @@ json Engine::tool_report_usage(Session& s, const json& args) {
     a.recorded = false;
     maybe_record_end(a);
   }
-  json recorded = {{"input_tokens", usage->tokens.input},
-                   {"cached_input_tokens", usage->tokens.cached_input},
-                   {"cache_write_tokens", usage->tokens.cache_write},
-                   {"output_tokens", usage->tokens.output},
-                   {"reasoning_tokens", usage->tokens.reasoning},
-                   {"reported_by", "agent"}};
-  if (usage->cost_usd) recorded["cost_usd"] = *usage->cost_usd;
   std::string text = "recorded " + std::to_string(usage->tokens.total()) + " tokens (reported by the agent) for attempt " +
                      std::to_string(a.record.id) + "; the attempt has " + std::to_string(a.spend.total_tokens()) + " in all";
-  return tool_ok(text, {{"recorded", recorded}, {"attempt", attempt_json(a)}});
+  return tool_ok(text, {{"recorded", reported_usage_json(*usage)}, {"attempt", attempt_json(a)}});
 }
 
 }  // namespace kgb::mcp

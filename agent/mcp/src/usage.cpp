@@ -150,6 +150,17 @@ Result<ReportedUsage> parse_reported_usage_text(std::string_view text) {
                                                 : "the input is neither JSON nor JSON lines");
 }
 
+nlohmann::json reported_usage_json(const ReportedUsage& usage) {
+  nlohmann::json j = {{"input_tokens", usage.tokens.input},
+                      {"cached_input_tokens", usage.tokens.cached_input},
+                      {"cache_write_tokens", usage.tokens.cache_write},
+                      {"output_tokens", usage.tokens.output},
+                      {"reasoning_tokens", usage.tokens.reasoning},
+                      {"reported_by", "agent"}};
+  if (usage.cost_usd) j["cost_usd"] = *usage.cost_usd;
+  return j;
+}
+
 store::LlmCallRecord usage_call_record(const std::string& run_id, int64_t attempt_id, int iteration, int step,
                                        const ReportedUsage& usage, const std::string& source, const json& raw) {
   store::LlmCallRecord rec;

@@ -47,6 +47,10 @@ Result<ReportedUsage> parse_reported_usage(const nlohmann::json& value);
 // JSON lines (Claude Code's stream-json ends with its cumulative result line).
 Result<ReportedUsage> parse_reported_usage_text(std::string_view text);
 
+// One report as the tool and `kgb mcp-usage --json` show it: the token kinds,
+// cost_usd when given, reported_by = "agent".
+nlohmann::json reported_usage_json(const ReportedUsage& usage);
+
 // The LLM-call row of one usage report: provider "agent", status done, the
 // model the harness named (else "agent"), request = {reported_by, source, raw}.
 store::LlmCallRecord usage_call_record(const std::string& run_id, int64_t attempt_id, int iteration, int step,
