@@ -36,9 +36,11 @@ if (( ${#missing[@]} )); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The interop tests run third-party npm packages (official OpenAI and
-# Anthropic SDKs, mock-llm, claude-code-router) with node 20, pinned by
-# tests/interop/node/package-lock.json.
+# Node.js for the npm packages the tests and examples run, each folder pinned by
+# its package-lock.json: the interop tests' third-party packages (official OpenAI
+# and Anthropic SDKs, mock-llm, claude-code-router; tests/interop/node) and the
+# official MCP SDK (examples/mcp: the example agent, and the client of the MCP
+# server's tests). Debian's nodejs and npm, unless both are already on PATH.
 if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
   echo "== installing node and npm"
   $SUDO apt-get update -qq
@@ -47,11 +49,12 @@ fi
 if (( $(node -p 'Number(process.versions.node.split(".")[0])') < 20 )); then
   echo "warning: node $(node --version) is older than 20: the interop tests (ctest -L interop) will fail" >&2
 fi
-interop=tests/interop/node
-if [[ ! -f $interop/node_modules/.package-lock.json || $interop/package-lock.json -nt $interop/node_modules/.package-lock.json ]]; then
-  echo "== installing the npm packages of the interop tests ($interop)"
-  (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error)
-fi
+for npm_project in tests/interop/node examples/mcp; do
+  if [[ ! -f $npm_project/node_modules/.package-lock.json || $npm_project/package-lock.json -nt $npm_project/node_modules/.package-lock.json ]]; then
+    echo "== installing the npm packages of $npm_project"
+    (cd "$npm_project" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+done
 
 # CUDA is not a Debian package here: use the toolkit when one is installed.
 cuda_flag=-DKGB_WITH_CUDA=OFF

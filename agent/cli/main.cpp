@@ -16,6 +16,9 @@
 #ifdef KGB_HAVE_AGENT_LOOP
 #include "agent_commands.h"
 #endif
+#ifdef KGB_HAVE_MCP
+#include "mcp_commands.h"
+#endif
 #ifdef KGB_HAVE_PORTABILITY
 #include "portability_commands.h"
 #endif
@@ -44,6 +47,9 @@ int main(int argc, char** argv) {
 #endif
 #ifdef KGB_HAVE_AGENT_LOOP
   kgb::cli::add_agent_commands(app, exit_code);
+#endif
+#ifdef KGB_HAVE_MCP
+  kgb::cli::add_mcp_commands(app, exit_code);
 #endif
 #ifdef KGB_HAVE_PORTABILITY
   kgb::cli::add_portability_commands(app, exit_code);

@@ -121,17 +121,6 @@ void subtract(Spend& from, const Spend& what) {
   from.output_tokens -= what.output_tokens;
 }
 
-json eval_options_json(const EvalOptions& o) {
-  // The input seed stays secret: it is in the run record, never in exports of evaluations.
-  return {{"lint", o.lint},
-          {"time", o.time},
-          {"baseline", o.baseline},
-          {"seeds_per_case", o.seeds_per_case},
-          {"check_timeout_seconds", o.check_timeout_seconds},
-          {"time_budget_seconds", o.time_budget_seconds},
-          {"case_filter", o.case_filter}};
-}
-
 // One blocking tool run, with copies of everything it needs: it executes on a
 // pool thread while the coroutine that asked for it waits.
 struct ToolJob {
@@ -143,25 +132,7 @@ struct ToolJob {
   FeedbackSettings limits;
   std::shared_ptr<ToolBackend> tools;
 
-  ToolResult operator()() const {
-    try {
-      switch (kind) {
-        case ToolKind::Lint: {
-          const bool available = tools->lint_available();
-          return lint_result(available ? tools->lint(source, *task, *platform) : LintOutcome{}, available, limits);
-        }
-        case ToolKind::Compile: return compile_result(tools->compile(source, *task, *platform), limits);
-        default: return verdict_result(kind, tools->evaluate(source, *task, *platform, options), limits);
-      }
-    } catch (const std::exception& e) {
-      Verdict v;
-      v.task = task->id;
-      v.platform = platform->name;
-      v.outcome = Outcome::InfraError;
-      v.summary = std::string("the tool failed: ") + e.what();
-      return verdict_result(kind, v, limits);
-    }
-  }
+  ToolResult operator()() const { return run_tool(*tools, kind, source, *task, *platform, options, limits); }
 };
 
 // Runs the job on the pool and resumes on the caller's executor. Not a

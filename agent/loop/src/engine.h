@@ -19,7 +19,7 @@
 #include "kgb/agent/runner.h"
 #include "kgb/llm/pricing.h"
 #include "kgb/store/run_store.h"
-#include "async_semaphore.h"
+#include "kgb/agent/async_semaphore.h"
 
 namespace kgb::agent {
 

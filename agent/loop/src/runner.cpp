@@ -103,6 +103,15 @@ uint64_t random_seed() {
   return s ? s : 1;
 }
 
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+}  // namespace
+
 std::string new_run_id() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
@@ -115,11 +124,15 @@ std::string new_run_id() {
   return std::string("run-") + stamp + "-" + suffix;
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
+std::vector<std::string> match_task_ids(const std::vector<Task>& tasks, const std::string& globs) {
+  std::vector<std::string> ids;
+  std::stringstream ss(globs.empty() ? "*" : globs);
+  std::string glob;
+  std::set<std::string> seen;
+  while (std::getline(ss, glob, ','))
+    for (const auto& t : filter_tasks(tasks, trim(glob)))
+      if (seen.insert(t.id).second) ids.push_back(t.id);
+  return ids;
 }
 
 std::string git_revision() {
@@ -153,13 +166,15 @@ json platform_facts(const Platform& platform) {
   return facts;
 }
 
-bool is_oracle(const ProviderSettings& p) { return p.name.rfind("oracle", 0) == 0; }
-
 std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
   return buf;
 }
+
+namespace {
+
+bool is_oracle(const ProviderSettings& p) { return p.name.rfind("oracle", 0) == 0; }
 
 // An executor's job event as a row of executor_jobs; the key names the step.
 void record_job_event(RunState& st, const JobEvent& e) {
@@ -388,6 +403,10 @@ Result<RunSummary> execute_run(RunOptions o) {
     auto rec = db.load_run(*o.resume);
     if (!rec) return rec.error();
     run = std::move(rec.value());
+    if (run.policy == "mcp")
+      return make_error("run.not-resumable", "run " + run.id +
+                                                 " was recorded by kgb mcp-server: its sessions cannot be resumed "
+                                                 "(`kgb mcp-server --run " + run.id + "` records more attempts into it)");
     auto cfg = config_from_json(run.config);
     if (!cfg) return make_error(cfg.error().code, "run " + run.id + ": " + cfg.error().message);
     st.config = std::move(cfg.value());
@@ -430,18 +449,7 @@ Result<RunSummary> execute_run(RunOptions o) {
   TaskLoadReport loaded = load_all_tasks(tasks_root());
   for (auto& t : loaded.tasks) engine.tasks.emplace(t.id, t);
   if (!resumed) {
-    if (st.config.task_ids.empty()) {
-      std::vector<Task> selected;
-      std::string globs = st.config.tasks.empty() ? "*" : st.config.tasks;
-      std::stringstream ss(globs);
-      std::string glob;
-      std::set<std::string> seen;
-      while (std::getline(ss, glob, ',')) {
-        glob = trim(glob);
-        for (const auto& t : filter_tasks(loaded.tasks, glob))
-          if (seen.insert(t.id).second) st.config.task_ids.push_back(t.id);
-      }
-    }
+    if (st.config.task_ids.empty()) st.config.task_ids = match_task_ids(loaded.tasks, st.config.tasks);
     // Only tasks this platform has a way to be solved on are worth a run.
     if (st.config.task_ids.empty())
       return make_error("run.no-tasks", "no task matches '" + st.config.tasks + "' under " + tasks_root().string());

@@ -156,6 +156,37 @@ EvalOptions eval_options_for(ToolKind kind, const EvaluationSettings& s, uint64_
   return o;
 }
 
+json eval_options_json(const EvalOptions& o) {
+  return {{"lint", o.lint},
+          {"time", o.time},
+          {"baseline", o.baseline},
+          {"seeds_per_case", o.seeds_per_case},
+          {"check_timeout_seconds", o.check_timeout_seconds},
+          {"time_budget_seconds", o.time_budget_seconds},
+          {"case_filter", o.case_filter}};
+}
+
+ToolResult run_tool(ToolBackend& tools, ToolKind kind, const std::string& source, const Task& task,
+                    const Platform& platform, const EvalOptions& options, const FeedbackSettings& limits) {
+  try {
+    switch (kind) {
+      case ToolKind::Lint: {
+        const bool available = tools.lint_available();
+        return lint_result(available ? tools.lint(source, task, platform) : LintOutcome{}, available, limits);
+      }
+      case ToolKind::Compile: return compile_result(tools.compile(source, task, platform), limits);
+      default: return verdict_result(kind, tools.evaluate(source, task, platform, options), limits);
+    }
+  } catch (const std::exception& e) {
+    Verdict v;
+    v.task = task.id;
+    v.platform = platform.name;
+    v.outcome = Outcome::InfraError;
+    v.summary = std::string("the tool failed: ") + e.what();
+    return verdict_result(kind, v, limits);
+  }
+}
+
 jobs::JobKind job_kind_for(ToolKind kind) {
   switch (kind) {
     case ToolKind::Lint: return jobs::JobKind::Lint;

@@ -196,6 +196,7 @@ Result<std::vector<Run>> load_runs(const std::filesystem::path& store_file, cons
     run.llm_calls = totals.llm_calls;
     run.estimated_usage_calls = totals.estimated_usage_calls;
     run.missing_usage_calls = totals.missing_usage_calls;
+    run.agent_usage_calls = totals.agent_usage_calls;
     for (const auto& j : db.executor_jobs(id))
       if (j.state == "failed") run.failed_tries.push_back({j.key, j.try_index, j.reason, j.job_id, j.partition, j.node});
 

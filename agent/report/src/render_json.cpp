@@ -114,6 +114,7 @@ json run_json(const RunReport& r) {
           {"llm_calls", r.run.llm_calls},
           {"llm_calls_usage_estimated", r.run.estimated_usage_calls},
           {"llm_calls_usage_missing", r.run.missing_usage_calls},
+          {"llm_calls_usage_reported_by_agent", r.run.agent_usage_calls},
           {"dollars", per_unit_json(r.usd)},
           {"time", time},
           {"iterations",

@@ -79,7 +79,10 @@ Section summary_section(const Report& report) {
   });
   // Estimated usage is marked wherever it enters a total.
   row("tokens, total", [](const RunReport& r) {
-    return fmt::count(r.tokens.total) + (r.run.estimated_usage_calls > 0 ? " (estimated in part)" : "");
+    std::string text = fmt::count(r.tokens.total);
+    if (r.run.estimated_usage_calls > 0) text += " (estimated in part)";
+    if (r.run.agent_usage_calls > 0) text += " (reported by the agent)";
+    return text;
   });
   row("tokens per task", [](const RunReport& r) { return fmt::count(r.tokens.per_task); });
   row("tokens per success", [](const RunReport& r) { return fmt::count(r.tokens.per_success); });
@@ -93,6 +96,7 @@ Section summary_section(const Report& report) {
     std::string text = std::to_string(r.run.llm_calls);
     if (r.run.estimated_usage_calls > 0) text += ", " + std::to_string(r.run.estimated_usage_calls) + " with estimated usage";
     if (r.run.missing_usage_calls > 0) text += ", " + std::to_string(r.run.missing_usage_calls) + " without usage";
+    if (r.run.agent_usage_calls > 0) text += ", " + std::to_string(r.run.agent_usage_calls) + " usage reports of the agent";
     return text;
   });
   row("dollars, total", [](const RunReport& r) { return fmt::usd(r.usd.total); });

@@ -7,7 +7,8 @@ namespace kgb::store {
 
 namespace {
 
-// 2: llm_calls.usage_source (reported | estimated | missing); where each
+// 2: llm_calls.usage_source (reported | estimated | missing | agent: tokens the
+//    external agent reported, kgb mcp-server); where each
 //    evaluation ran (executor, node, partition, job id, tries) and the
 //    executor_jobs table.
 constexpr int kSchemaVersion = 2;
@@ -366,6 +367,18 @@ Result<int64_t> RunStore::ensure_attempt(const std::string& run_id, const std::s
   (*sel)->bind(1, run_id).bind(2, task).bind(3, sample);
   if (!(*sel)->step()) return make_error("store.sqlite", "attempt row vanished");
   return (*sel)->integer(0);
+}
+
+Result<AttemptRecord> RunStore::add_attempt(const std::string& run_id, const std::string& task) {
+  Database& d = *impl_->db;
+  {
+    auto ins = d.prepare(
+        "INSERT INTO attempts(run_id, task, sample, status) "
+        "SELECT ?1, ?2, COALESCE(MAX(sample) + 1, 0), 'pending' FROM attempts WHERE run_id = ?1 AND task = ?2");
+    if (!ins) return ins.error();
+    if (auto r = (*ins)->bind(1, run_id).bind(2, task).run(); !r) return r.error();
+  }
+  return attempt(d.last_insert_id());
 }
 
 std::vector<AttemptRecord> RunStore::attempts(const std::string& run_id) {
@@ -789,7 +802,7 @@ RunTotals RunStore::totals(const std::string& run_id) {
           "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(cached_input_tokens),0), "
           "COALESCE(SUM(cache_write_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(reasoning_tokens),0), "
           "COALESCE(SUM(cost_usd),0), COUNT(*), COALESCE(SUM(usage_source = 'estimated'),0), "
-          "COALESCE(SUM(usage_source = 'missing'),0) FROM llm_calls WHERE run_id = ? AND status IN ('done', 'failed')")) {
+          "COALESCE(SUM(usage_source = 'missing'),0), COALESCE(SUM(usage_source = 'agent'),0) FROM llm_calls WHERE run_id = ? AND status IN ('done', 'failed')")) {
     (*s)->bind(1, run_id);
     if ((*s)->step()) {
       const auto& st = **s;
@@ -802,6 +815,7 @@ RunTotals RunStore::totals(const std::string& run_id) {
       t.llm_calls = static_cast<int>(st.integer(6));
       t.estimated_usage_calls = static_cast<int>(st.integer(7));
       t.missing_usage_calls = static_cast<int>(st.integer(8));
+      t.agent_usage_calls = static_cast<int>(st.integer(9));
     }
   }
   if (auto s = d.prepare("SELECT COUNT(*) FROM iterations WHERE run_id = ? AND status = 'done'")) {

@@ -134,6 +134,8 @@ int child_main(void* arg) {
     if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0 ||
         ::syscall(SYS_setresuid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0)
       child_fail(s->error_fd, 5);
+    // A change of credentials clears the parent-death signal: set it again.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   }
   if (s->isolate) ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   char** envp = s->inherit_env ? environ : s->envp.data();

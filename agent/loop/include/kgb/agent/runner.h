@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -28,7 +29,9 @@
 #include "kgb/agent/tools.h"
 #include "kgb/llm/cancel.h"
 #include "kgb/llm/types.h"
+#include "kgb/platform.h"
 #include "kgb/result.h"
+#include "kgb/task.h"
 
 namespace kgb::llm {
 struct CallOptions;
@@ -120,6 +123,16 @@ struct RunOptions {
 // Runs (or resumes) to the end or until stopped. Errors are for runs that
 // cannot start (bad configuration, unknown platform, unreadable store).
 Result<RunSummary> execute_run(RunOptions options);
+
+// The ids of the tasks matching comma-separated globs ("aten/*,blas/saxpy";
+// empty: all), each once, in the order matched.
+std::vector<std::string> match_task_ids(const std::vector<Task>& tasks, const std::string& globs);
+
+// Facts recorded with every run (the MCP server's runs too).
+std::string new_run_id();                                 // "run-YYYYmmdd-HHMMSS-xxxx"
+std::string git_revision();                               // "abc123def456", "+dirty" when modified, or "unknown"
+nlohmann::json platform_facts(const Platform& platform);  // the descriptor, host CPU and cores
+std::string host_name();                                  // where local evaluations run (evaluations.node)
 
 // Installs kgb_lint's lint and symbol-check hooks as the harness defaults when
 // this build has them (no-op otherwise). execute_run() calls it.

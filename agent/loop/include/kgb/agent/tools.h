@@ -72,6 +72,15 @@ std::unique_ptr<ToolBackend> make_harness_tools(uint64_t reference_cache_bytes =
 // Evaluation options for a tool under the run's settings; `seed` is the
 // run's secret input seed (the same inputs for every candidate of a run).
 EvalOptions eval_options_for(ToolKind kind, const EvaluationSettings& settings, uint64_t seed);
+// The options as recorded with an evaluation: everything but the input seed,
+// which stays secret (it is in the run record, never in exported evaluations).
+nlohmann::json eval_options_json(const EvalOptions& options);
+
+// One tool on a source, blocking: lint, compile, or an evaluation (run,
+// profile, submit) with `options`. A tool that throws gives an infra-error
+// verdict naming the exception, so a caller always gets a result.
+ToolResult run_tool(ToolBackend& tools, ToolKind kind, const std::string& source, const Task& task,
+                    const Platform& platform, const EvalOptions& options, const FeedbackSettings& limits);
 
 ToolResult lint_result(const LintOutcome& outcome, bool available, const FeedbackSettings& limits);
 ToolResult compile_result(const CompileOutput& output, const FeedbackSettings& limits);

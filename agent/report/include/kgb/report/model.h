@@ -115,6 +115,7 @@ struct Run {
   int llm_calls = 0;
   int estimated_usage_calls = 0;  // calls whose tokens are estimates (server- or client-side)
   int missing_usage_calls = 0;    // failed calls without usage (counted as 0)
+  int agent_usage_calls = 0;      // usage reports of an external agent (MCP runs)
   std::vector<Attempt> attempts;
   std::vector<FailedTry> failed_tries;
 };

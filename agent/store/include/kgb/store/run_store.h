@@ -116,7 +116,8 @@ struct LlmCallRecord {
   TokenCounts tokens;
   // Where the counts come from: "reported" by the server, "estimated" (by the
   // server, which says so, or by the client when the server sent none or
-  // zeros), "missing" (a failed call without usage; counted as 0).
+  // zeros), "missing" (a failed call without usage; counted as 0), "agent"
+  // (what an external agent's harness reported to kgb mcp-server).
   std::string usage_source;
   bool usage_estimated = false;  // usage_source == "estimated"
   std::optional<double> cost_usd;
@@ -191,6 +192,7 @@ struct RunTotals {
   TokenCounts tokens;
   int estimated_usage_calls = 0;  // LLM calls whose tokens are estimates
   int missing_usage_calls = 0;    // LLM calls without usage (failed ones)
+  int agent_usage_calls = 0;      // usage an external agent reported (kgb mcp-server)
   double cost_usd = 0;
   int llm_calls = 0;
   int iterations = 0;
@@ -227,6 +229,10 @@ class RunStore {
 
   // Task attempts.
   Result<int64_t> ensure_attempt(const std::string& run_id, const std::string& task, int sample);
+  // A new attempt on `task` with the next free sample number, chosen and
+  // inserted in one statement so that processes sharing the file never get
+  // the same sample.
+  Result<AttemptRecord> add_attempt(const std::string& run_id, const std::string& task);
   std::vector<AttemptRecord> attempts(const std::string& run_id);
   Result<AttemptRecord> attempt(int64_t id);
   Status mark_attempt_running(int64_t id);

@@ -1,6 +1,7 @@
 // A counting semaphore for coroutines on one executor: FIFO waiters, and
 // cancel_all() for a clean stop. Not thread-safe: use it from the executor's
-// thread only (the loop runs all of its coroutines on one I/O thread).
+// thread only (the loop, and the MCP server, run all of their coroutines on
+// one I/O thread).
 #pragma once
 
 #include <chrono>
