@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device_select.h"
+#include "enqueue_profile.h"
 
 namespace kgb::runner {
 namespace {
@@ -269,6 +270,10 @@ std::string OpenClDevice::sticky_error() {
   if (!init_error_.empty()) return init_error_;
   if (sticky_.empty()) check_guards();
   return sticky_;
+}
+
+void OpenClDevice::idle() {
+  if (auto* profile = opencl::EnqueueProfile::active()) profile->flush();
 }
 
 int64_t OpenClDevice::take_launch_count() { return opencl::enqueue_log().take_kernel_count(); }

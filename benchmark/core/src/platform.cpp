@@ -137,6 +137,9 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
         const json& v = cal["peak"].value(key, json());
         if (v.is_number() && v.get<double>() > 0) *target = v.get<double>();
       }
+      // Calibrations measure the whole machine unless they say otherwise.
+      const json& per_core = cal["peak"].value("per_core", json());
+      if (per_core.is_boolean()) p.peak.per_core = per_core.get<bool>();
       p.calibrated_from = calibration;
     }
   }
@@ -144,7 +147,8 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
 }
 
 std::filesystem::path calibration_file(const std::string& platform_name) {
-  return build_root() / "calibration" / (platform_name + ".json");
+  const char* dir = std::getenv("KGB_CALIBRATION_DIR");
+  return (dir && *dir ? std::filesystem::path(dir) : build_root() / "calibration") / (platform_name + ".json");
 }
 
 Result<Platform> load_platform(const std::string& name) {

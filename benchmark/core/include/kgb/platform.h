@@ -72,7 +72,7 @@ struct PlatformAvailability {
 
 Result<Platform> load_platform_file(const std::filesystem::path& file);
 // Where `kgb calibrate` keeps a platform's measured peak figures:
-// build_root()/calibration/<name>.json.
+// build_root()/calibration/<name>.json, or $KGB_CALIBRATION_DIR/<name>.json.
 std::filesystem::path calibration_file(const std::string& platform_name);
 // Loads backends/platforms/<name>.json.
 Result<Platform> load_platform(const std::string& name);
