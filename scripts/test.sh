@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# README command 2: build and run the whole test suite (unit, integration and
-# slow tests; GPU tests skip cleanly on hosts without a GPU).
+# README command 2: build and run the whole test suite (unit, integration, slow,
+# interop and slurm tests; GPU tests skip cleanly on hosts without a GPU, slurm
+# tests where the Slurm daemons cannot start).
 #   scripts/test.sh [extra ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
