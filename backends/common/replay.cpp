@@ -18,6 +18,7 @@ bool redirect(const char* runner_name, const char* path, int flags, int target_f
     std::fprintf(stderr, "%s: cannot open %s: %s\n", runner_name, path, std::strerror(errno));
     return false;
   }
+  if (fd == target_fd) return ::fcntl(fd, F_SETFD, 0) == 0;  // already in place: keep it open across exec
   const bool ok = ::dup2(fd, target_fd) >= 0;  // dup2 clears O_CLOEXEC on the copy
   ::close(fd);
   return ok;

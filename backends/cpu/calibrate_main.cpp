@@ -174,8 +174,8 @@ int main() {
   const int reps = quick ? 2 : 5;
   const Bandwidth bw = measure_bandwidth(buffer_bytes / sizeof(double), reps);
   const long iterations = quick ? 200000 : 2000000;
-  const double fp32 = measure_fma<float>(iterations, quick ? 1 : 3);
-  const double fp64 = measure_fma<double>(iterations, quick ? 1 : 3);
+  const double fp32 = measure_fma<float>(iterations, quick ? 2 : 3);
+  const double fp64 = measure_fma<double>(iterations, quick ? 2 : 3);
 #if defined(__AVX512FP16__)
   const double fp16_factor = 2;
 #else

@@ -96,10 +96,20 @@ void* CpuDevice::allocate(size_t bytes) {
 }
 
 void CpuDevice::release(void* p) { std::free(p); }
-void CpuDevice::upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
-void CpuDevice::download(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
-void CpuDevice::copy(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
-void CpuDevice::fill(void* dst, uint8_t byte, size_t bytes) { std::memset(dst, byte, bytes); }
+// Empty tensors come with null host buffers: memcpy(nullptr, ..., 0) is
+// undefined all the same (UBSan reports it in the sanitizer build).
+void CpuDevice::upload(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuDevice::download(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuDevice::copy(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuDevice::fill(void* dst, uint8_t byte, size_t bytes) {
+  if (bytes) std::memset(dst, byte, bytes);
+}
 
 void CpuDevice::flush_cache(int64_t bytes) {
   if (bytes <= 0) return;

@@ -142,6 +142,7 @@ struct ToolJob {
   EvalOptions options;
   FeedbackSettings limits;
   std::shared_ptr<ToolBackend> tools;
+  double profile_below = 0;  // EvaluationSettings::profile_below
 
   ToolResult operator()() const {
     try {
@@ -151,7 +152,11 @@ struct ToolJob {
           return lint_result(available ? tools->lint(source, *task, *platform) : LintOutcome{}, available, limits);
         }
         case ToolKind::Compile: return compile_result(tools->compile(source, *task, *platform), limits);
-        default: return verdict_result(kind, tools->evaluate(source, *task, *platform, options), limits);
+        default: {
+          ToolResult r = verdict_result(kind, tools->evaluate(source, *task, *platform, options), limits);
+          if (kind == ToolKind::Profile) add_profiler_summary(r, *tools, source, *task, *platform, profile_below);
+          return r;
+        }
       }
     } catch (const std::exception& e) {
       Verdict v;
@@ -482,6 +487,7 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
     tool_job->options = options;
     tool_job->limits = run.config.feedback;
     tool_job->tools = run.tools;
+    tool_job->profile_below = run.config.evaluation.profile_below;
     ++run.jobs_running;
     const auto started = std::chrono::steady_clock::now();
     result = co_await offload(*run.pool, std::move(tool_job));

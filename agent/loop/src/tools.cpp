@@ -386,6 +386,9 @@ std::string format_tool_result(const ToolResult& r, const FeedbackSettings& limi
       add("timing", os.str());
     }
   }
+  if (d.contains("profiler") && d["profiler"].contains("summary"))
+    for (const auto& line : d["profiler"]["summary"])
+      if (line.is_string()) add("profile", line.get<std::string>());
   if (d.contains("stderr")) add("stderr", d.value("stderr", ""));
 
   std::string out;

@@ -126,6 +126,7 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
   // Measured figures (kgb calibrate) replace the descriptor's where present.
   // A malformed calibration file is ignored rather than making the platform
   // unusable: it is a cache of measurements, not configuration.
+  p.descriptor_peak = p.peak;
   auto calibration = calibration_file(p.name);
   std::error_code exists_error;
   if (std::filesystem::exists(calibration, exists_error)) {

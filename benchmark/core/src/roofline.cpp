@@ -5,23 +5,43 @@
 
 namespace kgb {
 
+namespace {
+
+struct Peaks {
+  double gflops = 0, gbs = 0;
+};
+
+// A peak set's rate for the case's dtype, for the whole machine.
+Peaks peaks_for(const PlatformPeak& peak, DType dtype) {
+  const bool half = dtype == DType::F16 || dtype == DType::BF16;
+  Peaks p;
+  p.gflops = dtype == DType::F64 ? peak.gflops_fp64 : half ? std::max(peak.gflops_fp16, peak.gflops_fp32) : peak.gflops_fp32;
+  p.gbs = peak.bandwidth_gbs;
+  if (peak.per_core) {
+    const double cores = std::max(1u, std::thread::hardware_concurrency());
+    p.gflops *= cores;
+    p.gbs *= cores;
+  }
+  return p;
+}
+
+}  // namespace
+
 RooflinePlacement roofline_for(const Platform& platform, const CaseInstance& inst) {
   RooflinePlacement r;
   if (auto flops = evaluate_case_expression(inst, inst.task->flops); flops && *flops > 0) r.flops = *flops;
   if (auto bytes = evaluate_case_expression(inst, inst.task->bytes); bytes && *bytes > 0) r.bytes = *bytes;
-  const bool half = inst.dtype == DType::F16 || inst.dtype == DType::BF16;
-  r.peak_gflops = inst.dtype == DType::F64 ? platform.peak.gflops_fp64
-                  : half                   ? std::max(platform.peak.gflops_fp16, platform.peak.gflops_fp32)
-                                           : platform.peak.gflops_fp32;
-  r.peak_gbs = platform.peak.bandwidth_gbs;
-  if (platform.peak.per_core) {
-    const double cores = std::max(1u, std::thread::hardware_concurrency());
-    r.peak_gflops *= cores;
-    r.peak_gbs *= cores;
-  }
+  const Peaks measured = peaks_for(platform.peak, inst.dtype);
+  r.peak_gflops = measured.gflops;
+  r.peak_gbs = measured.gbs;
   r.calibrated = !platform.calibrated_from.empty();
-  if (r.flops > 0 && r.peak_gflops > 0) r.floor_us = std::max(r.floor_us, r.flops / (r.peak_gflops * 1e9) * 1e6);
-  if (r.bytes > 0 && r.peak_gbs > 0) r.floor_us = std::max(r.floor_us, r.bytes / (r.peak_gbs * 1e9) * 1e6);
+  // The floor rejects a kernel as impossible: it takes the larger of the
+  // calibrated and the descriptor's figures, so that a calibration taken on
+  // a busy machine never rejects an honest kernel timed on a quiet one.
+  const Peaks descriptor = peaks_for(platform.descriptor_peak, inst.dtype);
+  const double floor_gflops = std::max(measured.gflops, descriptor.gflops), floor_gbs = std::max(measured.gbs, descriptor.gbs);
+  if (r.flops > 0 && floor_gflops > 0) r.floor_us = std::max(r.floor_us, r.flops / (floor_gflops * 1e9) * 1e6);
+  if (r.bytes > 0 && floor_gbs > 0) r.floor_us = std::max(r.floor_us, r.bytes / (floor_gbs * 1e9) * 1e6);
   return r;
 }
 

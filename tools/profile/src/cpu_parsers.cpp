@@ -75,6 +75,9 @@ SanitizerReport parse_asan_output(std::string_view text, std::string_view candid
           break;
         }
     std::string message = kind;
+    // The sanitizer runner poisons the padding behind each tensor's storage
+    // (cpu_device.cpp): a hit there is an access past the tensor's end.
+    if (kind == "use-after-poison") message += " (past the end of a tensor: the runner poisons the padding behind its storage)";
     if (!access_text.empty()) message += ": " + access_text;
     if (where && !where->function.empty()) message += " in " + where->function;
     if (!region_text.empty()) message += " (" + region_text + ")";

@@ -61,6 +61,10 @@ struct Platform {
   PlatformLimits limits;
   std::filesystem::path file;  // where it was loaded from
   std::filesystem::path calibrated_from;  // calibration file overlaid on `peak`, empty when none
+  // The descriptor's own figures, before a calibration replaced them: upper
+  // bounds that keep the roofline floor loose (kgb/roofline.h), while `peak`
+  // gives the fractions.
+  PlatformPeak descriptor_peak;
 
   bool has(std::string_view capability) const;
 };

@@ -17,7 +17,8 @@ struct RooflinePlacement {
   double flops = 0, bytes = 0;          // the task's formulas for this case (0 when it has none)
   double peak_gflops = 0, peak_gbs = 0;  // for the case's dtype, scaled by the cores on per-core platforms
   bool calibrated = false;               // the peaks come from `kgb calibrate`
-  double floor_us = 0;                   // max(flops / peak, bytes / bandwidth)
+  double floor_us = 0;                   // max(flops / peak, bytes / bandwidth), with the larger of the
+                                         // calibrated and the descriptor's peaks
   double achieved_gflops = 0, achieved_gbs = 0;          // at the measured time
   double compute_fraction = 0, bandwidth_fraction = 0;   // achieved / peak
   std::string bound;                     // "memory" or "compute": the ceiling the kernel is closest to; "" when unknown
