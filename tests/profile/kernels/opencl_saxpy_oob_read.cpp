@@ -1,14 +1,14 @@
-// blas/saxpy in OpenCL whose work-items read x one element too far: the
-// grid covers n + 1 items and nothing stops the last one. Oclgrind must
-// report the invalid read with this file's line.
+// blas/saxpy in OpenCL whose last work-item reads x one element too far
+// (x[n] instead of x[n-1]). Oclgrind must report the invalid read with this
+// file's line.
 #include "kgb_opencl.h"
 
 static const char kSource[] = R"CLC(
 __kernel void saxpy(long n, float alpha, __global const float* x, long xo, long incx,
                     __global float* y, long yo, long incy) {
   long i = get_global_id(0);
-  float v = x[xo + i * incx];
-  if (i < n) y[yo + i * incy] += alpha * v;
+  long j = i == n - 1 ? n : i;
+  if (i < n) y[yo + i * incy] += alpha * x[xo + j * incx];
 }
 )CLC";
 
@@ -24,6 +24,6 @@ extern "C" int kgb_blas_saxpy(double alpha, const kgb_tensor* x, kgb_tensor* y, 
   clSetKernelArg(k, 4, sizeof incx, &incx);
   kgb_cl_set_tensor_arg(stream, k, 5, y);
   clSetKernelArg(k, 7, sizeof incy, &incy);
-  size_t global = (size_t)n + 1;
+  size_t global = (size_t)n;
   return kgb_cl_enqueue(stream, k, 1, &global, NULL) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
 }

@@ -95,7 +95,7 @@ void sanitize_opencl(Workspace& ws) {
   }
   const auto folder = exe->parent_path();
   auto [requests, responses] = ws.write_replay(folder, "sanitize", instances);
-  ToolRun run = run_tool({oclgrind, "--check-api", "--data-races", "--uninitialized", exe->string(), "--replay", requests, responses},
+  ToolRun run = run_tool({oclgrind, "--check-api", "--data-races", exe->string(), "--replay", requests, responses},
                          tool_environment(ws.platform, folder, san.environment), ws.platform, folder, ws.options);
   r.logs["sanitizer"] = cap(run.out + run.err);
   if (!run.spawn_error.empty()) {

@@ -16,9 +16,9 @@
 //            case with per-line attribution of        emulated CPUs where it works there)
 //            misses in the candidate's file
 //   opencl   per-enqueue profiling events (queued/    oclgrind (out-of-bounds accesses, races,
-//            submit/start/end), work sizes, share     uninitialised values) on the correctness
-//            per kernel, kernel attributes, build     cases
-//            options and log
+//            submit/start/end), work sizes, share     API errors) on the correctness cases, the
+//            per kernel, kernel attributes, build     runner's buffers exactly the tensors'
+//            options and log                          sizes (KGB_OPENCL_EXACT_BUFFERS)
 //   cuda     Nsight Compute metrics per launch        compute-sanitizer memcheck
 //   hip      the compiler's resource usage per        none (compile-only platform)
 //            kernel (registers, LDS, scratch,
