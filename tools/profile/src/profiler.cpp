@@ -66,9 +66,9 @@ std::vector<std::string> with_flags(std::vector<std::string> command, const std:
 
 Status read_string_list(const json& j, const char* key, std::vector<std::string>& out, const std::string& where) {
   if (!j.contains(key)) return Ok{};
-  if (!j[key].is_array()) return make_error("platform.invalid", where + "." + key + ": expected an array of strings");
+  if (!j[key].is_array()) return make_error("platform.invalid", where + "." + key + "': expected an array of strings");
   for (const auto& v : j[key]) {
-    if (!v.is_string()) return make_error("platform.invalid", where + "." + key + ": expected strings, found " + v.dump());
+    if (!v.is_string()) return make_error("platform.invalid", where + "." + key + "': expected strings, found " + v.dump());
     out.push_back(v.get<std::string>());
   }
   return Ok{};
