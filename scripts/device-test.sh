@@ -22,10 +22,25 @@
 # may come as headers in .devdeps/include; libtorch from the PyTorch wheel,
 # when python3 has torch.
 #
-# Usage: scripts/device-test.sh        (from the repository root)
+# `--only profile` runs the profile tool's GPU-host checks instead (issue 22),
+# in a build with OpenCL where the host's ICD loader allows it: kgb calibrate
+# for cuda-sm90, opencl-nvidia and cpu-x86_64; the gpu-labelled profile tests
+# (Nsight Compute, compute-sanitizer, the OpenCL per-kernel split on the
+# NVIDIA driver); kgb profile on each platform with a two-kernel OpenCL
+# candidate, a cache-hostile CPU kernel (hardware counters where this host's
+# kernel allows perf) and the planted out-of-bounds bugs with --sanitize.
+# Its output is calibrate.txt, ctest.log and profile.txt next to summary.txt.
+#
+# Usage: scripts/device-test.sh [--only profile]   (from the repository root)
 # Environment: OUT (output folder), KGB_DEVICE_BUILD (build folder, default
 # build-device), KGB_DEVICE_JOBS (default 16).
 set -uo pipefail
+
+ONLY=""
+if [ "${1:-}" = "--only" ]; then
+  ONLY=${2:-}
+  [ "$ONLY" = "profile" ] || { echo "usage: $0 [--only profile]" >&2; exit 2; }
+fi
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -82,6 +97,38 @@ CONFIGURE=(cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKG
   -DKGB_WITH_CLANG_TOOLING=OFF -DKGB_WITH_CUDA=ON -DKGB_WITH_TORCH=OFF -DKGB_WITH_OPENBLAS=OFF -DKGB_WITH_OPENCL=OFF
   -DCMAKE_PREFIX_PATH="$PREFIX")
 # libtorch's CMake config can fail hard on a host it does not like: then go on without the ATen CUDA baselines.
+if [ "$ONLY" = "profile" ]; then
+  profile_steps() {
+    # OpenCL on where the host has an ICD loader and headers, for opencl-nvidia.
+    step configure 180 "$BUILD_LOG" "${CONFIGURE[@]}" -DKGB_WITH_OPENCL=ON ||
+      step configure-without-opencl 180 "$BUILD_LOG" "${CONFIGURE[@]}" || { note "configure failed: see build.log"; exit 1; }
+    local targets="kgb kgb_runner_cuda kgb-baseline-cuda kgb-cuda-probe kgb-cuda-calibrate test_cuda_gpu test_profile_parsers"
+    targets="$targets kgb_runner_cpu kgb_runner_cpu_sanitize kgb-baseline-cpu kgb-cpu-calibrate kgb_profile_unit_tests kgb_profile_cpu_tests"
+    ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^kgb_runner_opencl' &&
+      targets="$targets kgb_runner_opencl kgb-baseline-opencl kgb-opencl-probe kgb-opencl-calibrate kgb_profile_opencl_gpu_tests kgb_profile_opencl_tests"
+    step build 420 "$BUILD_LOG" ninja -C "$BUILD" -j"$JOBS" $targets || { note "build failed: see build.log"; tail -40 "$BUILD_LOG"; exit 1; }
+    local kgb=$BUILD/agent/cli/kgb cal=$OUT/calibrate.txt ctest_log=$OUT/ctest.log prof=$OUT/profile.txt
+    : >"$cal"; : >"$ctest_log"; : >"$prof"
+    note "perf counters here: $(perf stat -x, -e instructions true 2>&1 | tail -1)"
+    for platform in cuda-sm90 opencl-nvidia cpu-x86_64 opencl-pocl; do
+      step "calibrate $platform" 90 "$cal" "$kgb" calibrate --platform "$platform"
+    done
+    grep -E '^calibrated|roofline peak now' "$cal" | tee -a "$SUMMARY"
+    step ctest-profile-gpu 240 "$ctest_log" ctest --test-dir "$BUILD" -R 'test_cuda_gpu|kgb_profile_opencl_gpu_tests' -V
+    step ctest-profile-host 240 "$ctest_log" ctest --test-dir "$BUILD" -R 'test_profile_parsers|kgb_profile_unit_tests|kgb_profile_cpu_tests|kgb_profile_opencl_tests' --output-on-failure
+    step "profile cuda-sm90" 120 "$prof" "$kgb" profile blas/saxpy --platform cuda-sm90 --kernel benchmark/tasks/blas/saxpy/solutions/cuda.cu --cases n_16M
+    step "sanitize cuda-sm90" 120 "$prof" "$kgb" profile blas/saxpy --platform cuda-sm90 --kernel tests/cuda/hacks/out_of_bounds_saxpy.cu --sanitize --no-counters --cases prime_1009
+    step "profile opencl-nvidia" 120 "$prof" "$kgb" profile blas/saxpy --platform opencl-nvidia --kernel tests/profile/kernels/opencl_saxpy_two_kernels.cpp --cases n_16M
+    step "sanitize opencl-nvidia" 120 "$prof" "$kgb" profile blas/saxpy --platform opencl-nvidia --kernel tests/profile/kernels/opencl_saxpy_oob_read.cpp --sanitize --no-counters --cases prime_1009
+    step "profile cpu-x86_64" 120 "$prof" "$kgb" profile blas/saxpy --platform cpu-x86_64 --kernel tests/profile/kernels/cpu_saxpy_cache_hostile.cpp --cases n_16M
+    step "sanitize cpu-x86_64" 120 "$prof" "$kgb" profile blas/saxpy --platform cpu-x86_64 --kernel tests/profile/kernels/cpu_saxpy_oob_read.cpp --sanitize --no-counters
+    grep -A4 '^summary:' "$prof" | tee -a "$SUMMARY"
+    note "done in $(elapsed) s"
+    exit 0
+  }
+  profile_steps
+fi
+
 step configure 180 "$BUILD_LOG" "${CONFIGURE[@]}" ||
   step configure-without-torch 180 "$BUILD_LOG" "${CONFIGURE[@]}" -DKGB_WITH_TORCH_CUDA=OFF ||
   { note "configure failed: see build.log"; exit 1; }

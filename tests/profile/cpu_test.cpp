@@ -210,3 +210,20 @@ TEST_CASE("calibrate: emulated and compile-only platforms have nothing to calibr
   CHECK_FALSE(settings->sanitizer);
   CHECK(settings->sanitizer_note.find("qemu-riscv64") != std::string::npos);
 }
+
+TEST_CASE("profile on hip-gfx90a (compile only): the compiler's resource usage per kernel") {
+  KGB_REQUIRE_PLATFORM(hip, "hip-gfx90a");
+  auto r = profile::profile_candidate(task("blas/saxpy"), *hip, *bundled_solution(task("blas/saxpy"), "hip.hip"), profile::ProfileOptions{});
+  INFO(describe(r));
+  CHECK(r.error.empty());
+  CHECK(r.compiled);
+  CHECK(r.tools == std::vector<std::string>{"hip resource usage"});
+  REQUIRE(!r.kernels.empty());
+  for (const auto& k : r.kernels) {
+    CHECK(k.attributes.count("vgpr") == 1);
+    CHECK(k.attributes.count("sgpr") == 1);
+    CHECK(k.attributes.count("occupancy_waves") == 1);
+  }
+  REQUIRE(!r.summary.empty());
+  CHECK(r.summary.front().rfind("Compiler resource usage: ", 0) == 0);
+}
