@@ -34,6 +34,12 @@ bool available(std::string& reason) {
   return a.available;
 }
 
+kgb::Task task_named(const std::string& id) {
+  for (const auto& t : kgb::load_all_tasks(kgb::tasks_root()).tasks)
+    if (t.id == id) return t;
+  return {};
+}
+
 }  // namespace
 
 TEST_CASE("every HIP solution compiles for gfx90a and links with the HIP runner") {
@@ -68,9 +74,7 @@ TEST_CASE("a HIP compile error is reported with its line") {
     return;
   }
   const kgb::Platform& p = *hip_platform();
-  kgb::Task task;
-  for (const auto& t : kgb::load_all_tasks(kgb::tasks_root()).tasks)
-    if (t.id == "blas/saxpy") task = t;
+  const kgb::Task task = task_named("blas/saxpy");
   REQUIRE(task.id == "blas/saxpy");
   const std::string source =
       "#include <hip/hip_runtime.h>\n#include \"kgb_kernel.h\"\n"
@@ -93,9 +97,7 @@ TEST_CASE("the linked HIP runner reports a missing device instead of crashing") 
     return;
   }
   const kgb::Platform& p = *hip_platform();
-  kgb::Task task;
-  for (const auto& t : kgb::load_all_tasks(kgb::tasks_root()).tasks)
-    if (t.id == "aten/add") task = t;
+  const kgb::Task task = task_named("aten/add");
   auto source = kgb::bundled_solution(task, p.solution_file);
   REQUIRE(source.ok());
   kgb::TempDir work("kgb-hip-test");
@@ -110,4 +112,24 @@ TEST_CASE("the linked HIP runner reports a missing device instead of crashing") 
   } else {
     MESSAGE("the HIP runner did not report a missing device (a GPU may be present): " << run->status.describe());
   }
+}
+
+TEST_CASE("kgb_kernel.h: the ABI v2 layout compiles under hipcc") {
+  std::string reason;
+  if (!available(reason)) {
+    MESSAGE("hip-gfx90a skipped: " << reason);
+    return;
+  }
+  const kgb::Platform& p = *hip_platform();
+  const kgb::Task task = task_named("blas/saxpy");
+  REQUIRE(task.id == "blas/saxpy");
+  auto solution = kgb::bundled_solution(task, p.solution_file);
+  REQUIRE(solution.ok());
+  // kgb_abi_check.h fails the compile when a size or an offset differs.
+  const std::string source = "#include \"kgb_abi_check.h\"\n" + *solution +
+                             "\nint kgb_abi_probe(void) { return kgb_abi_check_helpers(); }\n";
+  kgb::TempDir work("kgb-hip-abi");
+  auto out = kgb::compile_candidate(task, p, source, work.path(), {});
+  INFO(out.log);
+  CHECK(out.ok);
 }
