@@ -214,9 +214,10 @@ void add_profile_commands(CLI::App& app, int& exit_code) {
         if (measured->contains("measured"))
           for (auto& [k, v] : (*measured)["measured"].items()) std::cout << "  measured " << k << ": " << v.dump() << "\n";
         if (reloaded) {
-          std::printf("  roofline peak now: bandwidth %.0f GB/s (was %.0f), fp32 %.0f GFLOP/s (was %.0f), fp64 %.0f, fp16 %.0f\n",
-                      reloaded->peak.bandwidth_gbs, before.bandwidth_gbs, reloaded->peak.gflops_fp32, before.gflops_fp32,
-                      reloaded->peak.gflops_fp64, reloaded->peak.gflops_fp16);
+          std::printf("  roofline peak now: bandwidth %.1f GB/s (was %.0f%s), fp32 %.1f GFLOP/s (was %.0f), fp64 %.1f, fp16 %.1f%s\n",
+                      reloaded->peak.bandwidth_gbs, before.bandwidth_gbs, before.per_core ? " per core" : "", reloaded->peak.gflops_fp32,
+                      before.gflops_fp32, reloaded->peak.gflops_fp64, reloaded->peak.gflops_fp16,
+                      reloaded->peak.per_core ? " (per core)" : "");
         }
         std::cout << "  stored in " << calibration_file(p->name).string() << "\n";
       }
