@@ -174,7 +174,10 @@ void add_profile_commands(CLI::App& app, int& exit_code) {
       }
       if (a->json) std::cout << json(r).dump(2) << "\n";
       else print_profile_text(r);
-      if (!r.compiled || !r.findings.empty()) exit_code = kExitFailed;
+      // 1: the candidate's fault (it does not compile, the sanitizer found an
+      // error); 3: a tool, library or device is missing here.
+      const bool compile_failed = !r.compiled && (!r.diagnostics.empty() || r.error == "the candidate does not compile");
+      if (compile_failed || !r.findings.empty()) exit_code = kExitFailed;
       else if (!r.error.empty()) exit_code = kExitInfrastructure;
       else exit_code = kExitOk;
     });
