@@ -9,7 +9,12 @@
 #   - kgb validate --platform cuda-sm90 (every task: solution and baseline),
 #   - the end-to-end latency of `kgb eval` on a small CUDA kernel (median of 5,
 #     scripts/cuda-eval-latency.sh),
-#   - kgb profile (ncu) and kgb profile --sanitize on a planted bug,
+#   - kgb profile (ncu) and kgb profile --sanitize on a planted bug; the
+#     profile tool on the host's other platforms: kgb calibrate for
+#     opencl-nvidia and cpu-x86_64, the per-kernel split of a two-kernel
+#     OpenCL candidate on the NVIDIA driver, perf counters (where the host's
+#     kernel allows them) or cachegrind for a cache-hostile CPU kernel, the
+#     CPU and OpenCL sanitizers on planted bugs, and the profile tests,
 #   - the timing-fidelity benchmark (event median vs Nsight Compute, spread
 #     over five evaluations).
 # Everything is written under $OUT (default ./device-test-out), at most eight
@@ -109,7 +114,9 @@ TARGETS="$TARGETS kgb_runner_cpu kgb-baseline-cpu kgb_bench_eval_latency kgb_cor
 # The target list is read once: `ninja ... | grep -q` under pipefail fails when
 # grep stops early and ninja dies of SIGPIPE, which dropped targets silently.
 ALL_TARGETS=$(ninja -C "$BUILD" -t targets all 2>/dev/null)
-for optional in kgb_cuda_aten kgb_oracle_crosscheck kgb-baseline-opencl kgb_runner_opencl kgb-opencl-probe; do
+for optional in kgb_cuda_aten kgb_oracle_crosscheck kgb-baseline-opencl kgb_runner_opencl kgb-opencl-probe \
+    kgb-opencl-calibrate kgb_runner_cpu_sanitize kgb-cpu-calibrate kgb_profile_unit_tests kgb_profile_cpu_tests \
+    kgb_profile_opencl_gpu_tests; do
   grep -q "^$optional:" <<<"$ALL_TARGETS" && TARGETS="$TARGETS $optional"
 done
 step build 360 "$BUILD_LOG" ninja -C "$BUILD" -j"$JOBS" $TARGETS || { note "build failed: see build.log"; tail -40 "$BUILD_LOG"; exit 1; }
@@ -171,6 +178,21 @@ if ! want profile; then
 elif "$KGB" profile --help >/dev/null 2>&1; then
   step profile-ncu 120 "$PROF" "$KGB" profile blas/saxpy --platform cuda-sm90 --kernel benchmark/tasks/blas/saxpy/solutions/cuda.cu --cases n_16M
   step profile-sanitize 120 "$PROF" "$KGB" profile blas/saxpy --platform cuda-sm90 --kernel tests/cuda/hacks/out_of_bounds_saxpy.cu --sanitize --no-ncu --cases prime_1009
+  # The other platforms of this host (the NVIDIA OpenCL driver through an ICD folder of our own).
+  NV_ICD=$BUILD/.icd
+  mkdir -p "$NV_ICD" && echo libnvidia-opencl.so.1 >"$NV_ICD/nvidia.icd"
+  note "perf counters here: $(perf stat -x, -e instructions true 2>&1 | tail -1)"
+  step calibrate-opencl-nvidia 90 "$PROF" env OCL_ICD_VENDORS="$NV_ICD" "$KGB" calibrate --platform opencl-nvidia
+  step calibrate-cpu 90 "$PROF" "$KGB" calibrate --platform cpu-x86_64
+  step profile-opencl-nvidia 120 "$PROF" env OCL_ICD_VENDORS="$NV_ICD" "$KGB" profile blas/saxpy --platform opencl-nvidia \
+    --kernel tests/profile/kernels/opencl_saxpy_two_kernels.cpp --cases n_16M
+  step sanitize-opencl-nvidia 120 "$PROF" "$KGB" profile blas/saxpy --platform opencl-nvidia \
+    --kernel tests/profile/kernels/opencl_saxpy_oob_read.cpp --sanitize --no-counters --cases prime_1009
+  step profile-cpu 120 "$PROF" "$KGB" profile blas/saxpy --platform cpu-x86_64 --kernel tests/profile/kernels/cpu_saxpy_cache_hostile.cpp --cases n_16M
+  step sanitize-cpu 120 "$PROF" "$KGB" profile blas/saxpy --platform cpu-x86_64 --kernel tests/profile/kernels/cpu_saxpy_oob_read.cpp --sanitize --no-counters
+  step ctest-profile-opencl-nvidia 120 "$PROF" env OCL_ICD_VENDORS="$NV_ICD" ctest --test-dir "$BUILD" -R kgb_profile_opencl_gpu_tests -V
+  step ctest-profile-host 240 "$PROF" ctest --test-dir "$BUILD" -R 'kgb_profile_unit_tests|kgb_profile_cpu_tests' --output-on-failure
+  note "profile: $(grep -E '^calibrated|roofline peak now' "$PROF" | tr '\n' ' ')"
 else
   note "kgb has no profile command (agent/cli wiring missing); the gpu tests above ran the profile library"
 fi

@@ -22,6 +22,7 @@ packages=(
   clang-19 libclang-19-dev llvm-19-dev libomp-19-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libclblast-dev
   g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user
+  linux-perf valgrind oclgrind
   chromium
   hipcc libamdhip64-dev rocm-device-libs
   slurm-wlm munge

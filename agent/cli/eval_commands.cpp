@@ -89,6 +89,10 @@ void print_verdict_text(const Verdict& v) {
       else if (!t.baseline_kind.empty())
         std::cout << "; baseline " << t.baseline_kind;
       if (t.floor_us > 0) std::cout << "; " << fixed(100 * t.roofline_fraction, 1) << "% of roofline";
+      if (!t.bound.empty())
+        std::cout << "; " << fixed(t.achieved_gbs, 1) << " GB/s = " << fixed(100 * t.bandwidth_fraction, 1) << "% of peak bandwidth, "
+                  << fixed(t.achieved_gflops, 1) << " GFLOP/s = " << fixed(100 * t.compute_fraction, 1) << "% of peak compute ("
+                  << t.bound << "-bound)";
       std::cout << "\n";
     }
   }

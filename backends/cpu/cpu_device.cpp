@@ -6,14 +6,59 @@
 #include <fstream>
 #include <string>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 // OpenMP 5.0's pause, resolved only when the candidate links an OpenMP
 // runtime (weak: baselines without one link too).
 extern "C" int omp_pause_resource_all(int kind) __attribute__((weak));
 
 namespace kgb::runner {
+namespace {
+
+// The sanitizer build of the runner (kgb_runner_cpu_sanitize) poisons the
+// bytes between a storage's end and its rounded-up allocation, so a read just
+// past a tensor is reported instead of landing in the alignment padding.
+void poison_tail(void* p, size_t bytes, size_t allocated) {
+#if defined(__SANITIZE_ADDRESS__)
+  if (p && allocated > bytes) ASAN_POISON_MEMORY_REGION(static_cast<char*>(p) + bytes, allocated - bytes);
+#else
+  (void)p, (void)bytes, (void)allocated;
+#endif
+}
+
+}  // namespace
+
+CpuDevice::CpuDevice() {
+  // `kgb profile` under `perf stat --control fifo:CTL,ACK -D -1`: the counters
+  // run only inside timed calls (no runner work, no cache flush counted).
+  if (const char* control = std::getenv("KGB_PERF_CONTROL")) {
+    std::string paths = control;
+    const auto comma = paths.find(',');
+    if (comma != std::string::npos) {
+      perf_control_ = ::open(paths.substr(0, comma).c_str(), O_WRONLY | O_CLOEXEC);
+      perf_ack_ = ::open(paths.substr(comma + 1).c_str(), O_RDONLY | O_CLOEXEC);
+    }
+  }
+}
+
+CpuDevice::~CpuDevice() {
+  if (perf_control_ >= 0) ::close(perf_control_);
+  if (perf_ack_ >= 0) ::close(perf_ack_);
+}
+
+void CpuDevice::perf_command(const char* command) {
+  if (perf_control_ < 0 || perf_ack_ < 0) return;
+  const size_t length = std::strlen(command);
+  if (::write(perf_control_, command, length) != static_cast<ssize_t>(length)) return;
+  char ack[8];
+  (void)::read(perf_ack_, ack, sizeof ack);  // "ack\n": the counters are switched
+}
 
 std::string CpuDevice::describe() const {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -33,7 +78,12 @@ void* CpuDevice::allocate(size_t bytes) {
   // 64-byte alignment: what a vectorised kernel may reasonably assume of a
   // framework allocation (ATen aligns to 64 too).
   constexpr size_t kHugePage = 2u << 20;
-  if (bytes < kHugePage) return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (bytes < kHugePage) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    poison_tail(p, bytes, rounded);
+    return p;
+  }
   // Large buffers on 2 MiB boundaries, backed by huge pages where the kernel
   // allows: otherwise whether a fresh process gets huge pages varies from run
   // to run, and with it the TLB behaviour of memory-bound kernels (the median
@@ -41,14 +91,25 @@ void* CpuDevice::allocate(size_t bytes) {
   size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   void* p = std::aligned_alloc(kHugePage, rounded);
   if (p) ::madvise(p, rounded, MADV_HUGEPAGE);
+  poison_tail(p, bytes, rounded);
   return p;
 }
 
 void CpuDevice::release(void* p) { std::free(p); }
-void CpuDevice::upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
-void CpuDevice::download(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
-void CpuDevice::copy(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
-void CpuDevice::fill(void* dst, uint8_t byte, size_t bytes) { std::memset(dst, byte, bytes); }
+// Empty tensors come with null host buffers: memcpy(nullptr, ..., 0) is
+// undefined all the same (UBSan reports it in the sanitizer build).
+void CpuDevice::upload(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuDevice::download(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuDevice::copy(void* dst, const void* src, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuDevice::fill(void* dst, uint8_t byte, size_t bytes) {
+  if (bytes) std::memset(dst, byte, bytes);
+}
 
 void CpuDevice::flush_cache(int64_t bytes) {
   if (bytes <= 0) return;
@@ -78,9 +139,11 @@ void CpuDevice::idle() {
 
 double CpuDevice::timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status,
                              double& host_us) {
+  perf_command("enable\n");
   auto t0 = std::chrono::steady_clock::now();
   status = fn(args, nargs, nullptr);
   auto t1 = std::chrono::steady_clock::now();
+  perf_command("disable\n");
   host_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
   return host_us;
 }

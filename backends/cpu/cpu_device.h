@@ -10,6 +10,10 @@ namespace kgb::runner {
 
 class CpuDevice final : public Device {
  public:
+  CpuDevice();
+  ~CpuDevice() override;
+  CpuDevice(const CpuDevice&) = delete;
+  CpuDevice& operator=(const CpuDevice&) = delete;
   std::string backend() const override { return "cpu"; }
   std::string describe() const override;
   void* allocate(size_t bytes) override;
@@ -26,7 +30,9 @@ class CpuDevice final : public Device {
                     double& host_us) override;
 
  private:
+  void perf_command(const char* command);
   std::vector<unsigned char> flush_buffer_;
+  int perf_control_ = -1, perf_ack_ = -1;  // perf stat's control and ack FIFOs (KGB_PERF_CONTROL)
 };
 
 }  // namespace kgb::runner

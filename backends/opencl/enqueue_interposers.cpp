@@ -3,12 +3,14 @@
 // call in the executable (candidate, helpers, runner) lands here first and is
 // forwarded to the ICD loader's function found with dlsym(RTLD_NEXT). Kernel
 // enqueues are counted (the proof that device work ran); while a timed call
-// is being recorded, the event of every command is kept for the device time.
+// is being recorded, the event of every command is kept for the device time;
+// under `kgb profile` every kernel enqueue is kept too (enqueue_profile.h).
 #include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
 
+#include "enqueue_profile.h"
 #include "opencl_runtime.h"
 
 namespace {
@@ -34,6 +36,24 @@ cl_int recorded(bool is_kernel, cl_event* user_event, Call&& call) {
   return status;
 }
 
+// A kernel enqueue: recorded like the others, and kept by the profile when
+// `kgb profile` asked for one (with an event of its own when the caller
+// passed none and no timed call is recording).
+template <typename Call>
+cl_int kernel_enqueued(cl_kernel kernel, cl_uint work_dim, const size_t* global_size, const size_t* local_size,
+                       cl_event* user_event, Call&& call) {
+  auto* profile = kgb::opencl::EnqueueProfile::active();
+  cl_event own = nullptr;
+  cl_int status = recorded(true, user_event, [&](cl_event* slot) {
+    if (!slot && profile) slot = &own;
+    cl_int s = call(slot);
+    if (s == CL_SUCCESS && profile && slot && *slot) profile->record(kernel, work_dim, global_size, local_size, *slot);
+    return s;
+  });
+  if (own) clReleaseEvent(own);
+  return status;
+}
+
 }  // namespace
 
 #define KGB_NEXT(name) static const auto real = next_symbol<decltype(&name)>(#name)
@@ -45,7 +65,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue queue, c
                                                        const size_t* local_size, cl_uint num_wait,
                                                        const cl_event* wait_list, cl_event* event) {
   KGB_NEXT(clEnqueueNDRangeKernel);
-  return recorded(true, event, [&](cl_event* slot) {
+  return kernel_enqueued(kernel, work_dim, global_size, local_size, event, [&](cl_event* slot) {
     return real(queue, kernel, work_dim, global_offset, global_size, local_size, num_wait, wait_list, slot);
   });
 }
@@ -53,7 +73,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue queue, c
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_wait,
                                               const cl_event* wait_list, cl_event* event) {
   KGB_NEXT(clEnqueueTask);
-  return recorded(true, event, [&](cl_event* slot) { return real(queue, kernel, num_wait, wait_list, slot); });
+  static const size_t one = 1;
+  return kernel_enqueued(kernel, 1, &one, &one, event,
+                         [&](cl_event* slot) { return real(queue, kernel, num_wait, wait_list, slot); });
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,

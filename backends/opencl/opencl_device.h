@@ -37,6 +37,8 @@ class OpenClDevice final : public Device {
   std::string sticky_error() override;
   int64_t take_launch_count() override;
   int64_t take_copy_count() override;
+  // Under `kgb profile`: the job's kernel enqueues go to the profile file.
+  void idle() override;
   // OpenCL kernels take a list as one buffer and an offsets buffer
   // (kgb_cl_tensor_list_buffers), never an array of pointers.
   void* make_pointer_array(void* const*, size_t) override { return nullptr; }

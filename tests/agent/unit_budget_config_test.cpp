@@ -177,6 +177,19 @@ TEST_CASE("configuration: mistakes are errors that say where") {
   auto c = parse_config_toml("[run]\nsamples = 0\n", "x.toml");
   REQUIRE(c.ok());
   CHECK(!validate_config(*c).ok());
+  auto below = parse_config_toml("[evaluation]\nprofile_below = -1\n", "x.toml");
+  REQUIRE(!below.ok());
+  CHECK(below.error().message.find("profile_below must be a speedup >= 0") != std::string::npos);
+}
+
+TEST_CASE("configuration: [evaluation] profile_below, 1.0 unless set, 0 turns the profiler's feedback off") {
+  auto d = parse_config_toml("", "x.toml");
+  REQUIRE(d.ok());
+  CHECK(d->evaluation.profile_below == 1.0);
+  auto off = parse_config_toml("[evaluation]\nprofile_below = 0\n", "x.toml");
+  REQUIRE(off.ok());
+  CHECK(off->evaluation.profile_below == 0.0);
+  CHECK(config_to_json(*off)["evaluation"]["profile_below"] == 0.0);
 }
 
 TEST_CASE("the example experiment configuration loads, validates and resolves its policy parameters") {

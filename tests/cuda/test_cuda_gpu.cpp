@@ -222,7 +222,7 @@ TEST_CASE("profile: Nsight Compute metrics of the saxpy solution") {
     MESSAGE("skipped: " << r.error);
     return;
   }
-  INFO(r.error << "\n" << r.ncu_log);
+  INFO(r.error << "\n" << r.logs["ncu"]);
   CHECK(r.error.empty());
   CHECK(r.compiled);
   REQUIRE(!r.kernels.empty());
@@ -238,7 +238,7 @@ TEST_CASE("profile: Nsight Compute metrics of the saxpy solution") {
 TEST_CASE("sanitize: compute-sanitizer memcheck turns an out-of-bounds write into findings") {
   KGB_REQUIRE_GPU(platform);
   kgb::profile::ProfileOptions options;
-  options.ncu = false;
+  options.counters = false;
   options.sanitize = true;
   options.case_filter = "prime_1009";
   auto r = kgb::profile::profile_candidate(task("blas/saxpy"), *platform, hack("out_of_bounds_saxpy.cu"), options);
@@ -246,7 +246,7 @@ TEST_CASE("sanitize: compute-sanitizer memcheck turns an out-of-bounds write int
     MESSAGE("skipped: " << r.error);
     return;
   }
-  INFO(r.error << "\n" << r.sanitizer_log);
+  INFO(r.error << "\n" << r.logs["sanitizer"]);
   CHECK(r.error.empty());
   CHECK(r.sanitizer_errors > 0);
   REQUIRE(!r.findings.empty());
@@ -255,7 +255,7 @@ TEST_CASE("sanitize: compute-sanitizer memcheck turns an out-of-bounds write int
   // The bundled solution is clean under the same tool.
   auto clean = kgb::profile::profile_candidate(task("blas/saxpy"), *platform, *kgb::bundled_solution(task("blas/saxpy"), "cuda.cu"),
                                                options);
-  INFO(clean.sanitizer_log);
+  INFO(clean.logs["sanitizer"]);
   CHECK(clean.error.empty());
   CHECK(clean.sanitizer_errors == 0);
   CHECK(clean.findings.empty());

@@ -254,6 +254,8 @@ Result<RunConfig> from_tree(const json& root, RunConfig c, const std::string& or
     s.get("check_timeout_seconds", e.check_timeout_seconds);
     s.get("jobs", e.jobs);
     s.get("cases", e.cases);
+    s.get("profile_below", e.profile_below);
+    if (e.profile_below < 0) s.fail("[evaluation] profile_below must be a speedup >= 0 (0: never profile)");
     s.finish();
   }
   {
@@ -465,7 +467,8 @@ nlohmann::json config_to_json(const RunConfig& c) {
                      {"time_budget_seconds", e.time_budget_seconds},
                      {"check_timeout_seconds", e.check_timeout_seconds},
                      {"jobs", e.jobs},
-                     {"cases", e.cases}};
+                     {"cases", e.cases},
+                     {"profile_below", e.profile_below}};
   const auto& f = c.feedback;
   j["feedback"] = {{"max_diagnostics", f.max_diagnostics},
                    {"max_cases", f.max_cases},

@@ -131,8 +131,18 @@ struct ToolJob {
   EvalOptions options;
   FeedbackSettings limits;
   std::shared_ptr<ToolBackend> tools;
+  double profile_below = 0;  // EvaluationSettings::profile_below
 
-  ToolResult operator()() const { return run_tool(*tools, kind, source, *task, *platform, options, limits); }
+  ToolResult operator()() const {
+    ToolResult r = run_tool(*tools, kind, source, *task, *platform, options, limits);
+    if (kind != ToolKind::Profile) return r;
+    try {
+      add_profiler_summary(r, *tools, source, *task, *platform, profile_below);
+    } catch (const std::exception& e) {
+      r.data["profiler_error"] = e.what();  // the verdict stands; the profile is extra
+    }
+    return r;
+  }
 };
 
 // Runs the job on the pool and resumes on the caller's executor. Not a
@@ -453,6 +463,7 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
     tool_job->options = options;
     tool_job->limits = run.config.feedback;
     tool_job->tools = run.tools;
+    tool_job->profile_below = run.config.evaluation.profile_below;
     ++run.jobs_running;
     const auto started = std::chrono::steady_clock::now();
     result = co_await offload(*run.pool, std::move(tool_job));

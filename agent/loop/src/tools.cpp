@@ -331,6 +331,11 @@ ToolResult verdict_result(ToolKind kind, const Verdict& v, const FeedbackSetting
         tj["baseline_us"] = t.baseline->median_us;
         tj["baseline"] = t.baseline_kind;
       }
+      if (!t.bound.empty()) {
+        tj["bandwidth_fraction"] = t.bandwidth_fraction;
+        tj["compute_fraction"] = t.compute_fraction;
+        tj["bound"] = t.bound;
+      }
       timings.push_back(tj);
     }
     d["timings"] = timings;
@@ -428,9 +433,15 @@ std::string format_tool_result(const ToolResult& r, const FeedbackSettings& limi
       if (t.contains("baseline_us"))
         os << " (baseline " << number(t.value("baseline_us", 0.0)) << " us, " << number(t.value("speedup", 0.0)) << "x)";
       if (t.value("roofline_fraction", 0.0) > 0) os << ", " << number(100.0 * t.value("roofline_fraction", 0.0)) << "% of roofline";
+      if (t.contains("bound"))
+        os << ", " << number(100.0 * t.value("bandwidth_fraction", 0.0)) << "% of peak bandwidth, "
+           << number(100.0 * t.value("compute_fraction", 0.0)) << "% of peak compute (" << t.value("bound", "") << "-bound)";
       add("timing", os.str());
     }
   }
+  if (d.contains("profiler") && d["profiler"].contains("summary"))
+    for (const auto& line : d["profiler"]["summary"])
+      if (line.is_string()) add("profile", line.get<std::string>());
   if (d.contains("stderr")) add("stderr", d.value("stderr", ""));
 
   std::string out;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kgb/case.h"
+#include "kgb/roofline.h"
 #include "kgb/paths.h"
 #include "kgb/process.h"
 #include "kgb/wire.h"
@@ -459,23 +460,6 @@ void runner_failed(Verdict& v, RunnerSession& runner, const Error& error, const 
   }
 }
 
-double roofline_floor_us(const Platform& platform, const CaseInstance& inst) {
-  auto flops = evaluate_case_expression(inst, inst.task->flops);
-  auto bytes = evaluate_case_expression(inst, inst.task->bytes);
-  double floor = 0;
-  double peak = inst.dtype == DType::F64 ? platform.peak.gflops_fp64
-                : (inst.dtype == DType::F16 || inst.dtype == DType::BF16) ? std::max(platform.peak.gflops_fp16, platform.peak.gflops_fp32)
-                                                                          : platform.peak.gflops_fp32;
-  double bandwidth = platform.peak.bandwidth_gbs;
-  if (platform.peak.per_core) {
-    double cores = std::max(1u, std::thread::hardware_concurrency());
-    peak *= cores;
-    bandwidth *= cores;
-  }
-  if (flops && *flops > 0 && peak > 0) floor = std::max(floor, *flops / (peak * 1e9) * 1e6);
-  if (bytes && *bytes > 0 && bandwidth > 0) floor = std::max(floor, *bytes / (bandwidth * 1e9) * 1e6);
-  return floor;
-}
 
 
 bool case_selected(const EvalOptions& options, const Case& c) {
@@ -1374,7 +1358,13 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         double reported = std::accumulate(result->times_us.begin(), result->times_us.end(), 0.0) / 1e6;
         if (reported > wall * 1.05 + 0.01)
           add_finding(v, "timing-inconsistent", "L3", "reject", "the runner reported more time in calls than elapsed in total", label);
-        ct.floor_us = roofline_floor_us(platform, *set_ptrs.front());
+        const RooflinePlacement roof = place_on_roofline(platform, *set_ptrs.front(), ct.candidate.median_us);
+        ct.floor_us = roof.floor_us;
+        ct.achieved_gflops = roof.achieved_gflops;
+        ct.achieved_gbs = roof.achieved_gbs;
+        ct.compute_fraction = roof.compute_fraction;
+        ct.bandwidth_fraction = roof.bandwidth_fraction;
+        ct.bound = roof.bound;
         if (ct.floor_us > 0 && ct.candidate.median_us > 0) {
           ct.roofline_fraction = ct.floor_us / ct.candidate.median_us;
           if (ct.candidate.median_us < ct.floor_us)

@@ -128,6 +128,7 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
   // Measured figures (kgb calibrate) replace the descriptor's where present.
   // A malformed calibration file is ignored rather than making the platform
   // unusable: it is a cache of measurements, not configuration.
+  p.descriptor_peak = p.peak;
   auto calibration = calibration_file(p.name);
   std::error_code exists_error;
   if (std::filesystem::exists(calibration, exists_error)) {
@@ -139,6 +140,9 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
         const json& v = cal["peak"].value(key, json());
         if (v.is_number() && v.get<double>() > 0) *target = v.get<double>();
       }
+      // Calibrations measure the whole machine unless they say otherwise.
+      const json& per_core = cal["peak"].value("per_core", json());
+      if (per_core.is_boolean()) p.peak.per_core = per_core.get<bool>();
       p.calibrated_from = calibration;
     }
   }
@@ -146,7 +150,8 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
 }
 
 std::filesystem::path calibration_file(const std::string& platform_name) {
-  return build_root() / "calibration" / (platform_name + ".json");
+  const char* dir = std::getenv("KGB_CALIBRATION_DIR");
+  return (dir && *dir ? std::filesystem::path(dir) : build_root() / "calibration") / (platform_name + ".json");
 }
 
 Result<Platform> load_platform(const std::string& name) {

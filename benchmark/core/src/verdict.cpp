@@ -107,6 +107,11 @@ void to_json(json& j, const CaseTiming& t) {
            {"floor_us", t.floor_us}, {"roofline_fraction", t.roofline_fraction}, {"rechecked", t.rechecked}};
   j["baseline"] = t.baseline ? json(*t.baseline) : json(nullptr);
   j["baseline_kind"] = t.baseline_kind;
+  j["achieved_gflops"] = t.achieved_gflops;
+  j["achieved_gbs"] = t.achieved_gbs;
+  j["compute_fraction"] = t.compute_fraction;
+  j["bandwidth_fraction"] = t.bandwidth_fraction;
+  j["bound"] = t.bound;
 }
 
 void from_json(const json& j, CaseTiming& t) {
@@ -120,6 +125,11 @@ void from_json(const json& j, CaseTiming& t) {
   t.floor_us = j.value("floor_us", 0.0);
   t.roofline_fraction = j.value("roofline_fraction", 0.0);
   t.rechecked = j.value("rechecked", false);
+  t.achieved_gflops = j.value("achieved_gflops", 0.0);
+  t.achieved_gbs = j.value("achieved_gbs", 0.0);
+  t.compute_fraction = j.value("compute_fraction", 0.0);
+  t.bandwidth_fraction = j.value("bandwidth_fraction", 0.0);
+  t.bound = j.value("bound", "");
 }
 
 void to_json(json& j, const Verdict& v) {

@@ -61,6 +61,10 @@ struct Platform {
   PlatformLimits limits;
   std::filesystem::path file;  // where it was loaded from
   std::filesystem::path calibrated_from;  // calibration file overlaid on `peak`, empty when none
+  // The descriptor's own figures, before a calibration replaced them: upper
+  // bounds that keep the roofline floor loose (kgb/roofline.h), while `peak`
+  // gives the fractions.
+  PlatformPeak descriptor_peak;
 
   bool has(std::string_view capability) const;
 };
@@ -72,7 +76,7 @@ struct PlatformAvailability {
 
 Result<Platform> load_platform_file(const std::filesystem::path& file);
 // Where `kgb calibrate` keeps a platform's measured peak figures:
-// build_root()/calibration/<name>.json.
+// build_root()/calibration/<name>.json, or $KGB_CALIBRATION_DIR/<name>.json.
 std::filesystem::path calibration_file(const std::string& platform_name);
 // Loads backends/platforms/<name>.json.
 Result<Platform> load_platform(const std::string& name);

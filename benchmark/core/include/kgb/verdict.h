@@ -79,6 +79,11 @@ struct CaseTiming {
   double speedup = 0;         // baseline median / candidate median
   double floor_us = 0;        // roofline floor
   double roofline_fraction = 0;  // floor / candidate median
+  // Roofline placement (kgb/roofline.h): achieved rates at the candidate's
+  // median, as fractions of the platform's peaks, and the closer ceiling.
+  double achieved_gflops = 0, achieved_gbs = 0;
+  double compute_fraction = 0, bandwidth_fraction = 0;
+  std::string bound;          // "memory" | "compute" | "" (no FLOP or byte formula)
   bool rechecked = false;     // outputs of timed calls were checked
 };
 

@@ -1,21 +1,36 @@
-// kgb profile: the profiling tool of the evaluation half (DESIGN 3.4/3.5 L3).
+// kgb profile: the profiling and sanitizing tool of the evaluation half
+// (DESIGN 3.4/3.5 L3, issue 22), one interface and one result shape for every
+// platform.
 //
-// profile_candidate() compiles a candidate like evaluate() does, records the
-// runner requests for one case (a serialized Hello/Job/Bye stream) and
+// profile_candidate() compiles a candidate like evaluate() does (with the
+// extra flags the platform's "profile" section gives), records runner
+// requests for the cases it needs (a serialized Hello/Job/Bye stream) and
 // replays them in the candidate executable (`candidate --replay IN OUT`)
-// under Nsight Compute, which starts the program itself:
-//   ncu --csv --print-units base --clock-control none --metrics <small set>
-// The CSV is parsed into one KernelProfile per kernel launch: duration, DRAM
-// and SM throughput (% of peak), achieved occupancy and the largest stall
-// reasons. With `sanitize`, the correctness cases are replayed under
-// compute-sanitizer memcheck and every reported error becomes a verdict
-// finding (rule `sanitizer-memcheck`).
+// under the platform's tools, inside the same isolation as the runner (own
+// namespaces, unprivileged user, rlimits, scrubbed environment):
 //
-// run_calibration() runs a platform's calibration microbenchmark and stores
-// its measured peak figures where load_platform() overlays them.
+//   backend  performance tools                       sanitizer (--sanitize)
+//   cpu      perf stat (hardware counters, only       AddressSanitizer + UBSan build linked with
+//            inside timed calls) where the kernel     the sanitizer runner library, on the
+//            allows them; cachegrind on a reduced     correctness cases (under qemu-user for the
+//            case with per-line attribution of        emulated CPUs where it works there)
+//            misses in the candidate's file
+//   opencl   per-enqueue profiling events (queued/    oclgrind (out-of-bounds accesses, races,
+//            submit/start/end), work sizes, share     API errors) on the correctness cases, the
+//            per kernel, kernel attributes, build     runner's buffers exactly the tensors'
+//            options and log                          sizes (KGB_OPENCL_EXACT_BUFFERS)
+//   cuda     Nsight Compute metrics per launch        compute-sanitizer memcheck
+//   hip      the compiler's resource usage per        none (compile-only platform)
+//            kernel (registers, LDS, scratch,
+//            occupancy): compile only
 //
-// The parsers are separate functions so that recorded tool output can be
-// tested on hosts without a GPU.
+// What ran, what was not available and why are in the result (`tools`,
+// `notes`). The result carries a short model-oriented `summary` (what limits
+// the kernel, in two or three lines with numbers) that the agent's feedback
+// uses, and the full data for `--json` and the run store.
+//
+// The parsers are separate functions (profile_parsers.h) so that recorded
+// tool output can be tested on hosts without the tool or the device.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +38,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,71 +54,99 @@ struct CaseInstance;  // kgb/case.h
 
 namespace kgb::profile {
 
-// The metrics asked of ncu: small, available on Volta and newer, and enough
-// to say whether a kernel is bound by memory, by issue, or by latency.
-const std::vector<std::string>& ncu_metrics();
-
+// One kernel: CUDA, one launch seen by Nsight Compute; OpenCL, every enqueue
+// of one kernel name (times summed); HIP, one kernel of the compiler's report.
 struct KernelProfile {
-  int64_t id = 0;                  // ncu's launch number
-  std::string name;                // as ncu prints it (demangled)
-  std::string grid, block;         // "(256, 1, 1)"
-  double duration_us = 0;          // gpu__time_duration.sum
-  double dram_throughput_pct = 0;  // of peak sustained, elapsed
+  int64_t id = 0;                  // ncu's launch number; OpenCL/HIP: order of appearance
+  std::string name;
+  std::string grid, block;         // CUDA "(256, 1, 1)"; OpenCL global and local sizes "[1048576]"
+  int64_t launches = 1;
+  double duration_us = 0;          // device time, summed over launches
+  double share = 0;                // of the candidate's total device time, in [0, 1]
+  double dram_throughput_pct = 0;  // CUDA: of peak sustained, elapsed
   double sm_throughput_pct = 0;
   double achieved_occupancy_pct = 0;
-  // Stall reasons, largest first: (reason, average warps stalled per issued instruction).
+  // CUDA stall reasons, largest first: (reason, average warps stalled per issued instruction).
   std::vector<std::pair<std::string, double>> top_stalls;
   std::map<std::string, double> metrics;      // every numeric metric, in the unit printed next to it
   std::map<std::string, std::string> units;   // metric -> unit as printed ("nsecond", "%", ...)
+  // OpenCL kernel attributes and HIP resource usage: "private_mem_bytes",
+  // "local_mem_bytes", "preferred_work_group_multiple", "max_work_group_size",
+  // "sgpr", "vgpr", "agpr", "lds_bytes", "scratch_bytes", "occupancy_waves", ...
+  std::map<std::string, double> attributes;
+  std::string build_log;           // OpenCL: the program's build log (warnings), when not empty
 };
 
-struct NcuReport {
-  std::vector<KernelProfile> kernels;
-  std::vector<std::string> warnings;  // unparsable values, missing metrics
+// One OpenCL enqueue as the profiling events saw it (nanoseconds, device clock).
+struct Enqueue {
+  int64_t job = 0;                     // the replayed call it belongs to
+  std::string kernel;
+  std::vector<int64_t> global, local;  // local empty: the runtime chose
+  uint64_t queued = 0, submit = 0, start = 0, end = 0;
+  double duration_us() const { return end > start ? static_cast<double>(end - start) / 1000.0 : 0.0; }
 };
 
-// Parses `ncu --csv` output (the default "details" page, one row per
-// metric; `--page raw` tables with one row per kernel work too). Lines that
-// are not part of the CSV table (==PROF== messages, the program's own output)
-// are skipped. Units are converted: time to microseconds, "%" kept.
-Result<NcuReport> parse_ncu_csv(std::string_view text);
-
-struct SanitizerReport {
-  bool summary_seen = false;  // "ERROR SUMMARY: N errors" was printed
-  int64_t error_count = 0;    // from the summary (or the errors seen when absent)
-  std::vector<Finding> findings;
+// Cost attributed to one line of the candidate's source (cachegrind): event
+// counts by cachegrind's names (Ir, Dr, Dw, D1mr, D1mw, DLmr, DLmw, I1mr, ILmr).
+struct LineCost {
+  std::string file;  // "candidate.cpp"
+  int line = 0;
+  std::map<std::string, int64_t> events;
+  std::string excerpt;  // the source line, trimmed
+  int64_t misses() const;  // D1 + LL data misses
 };
 
-// Parses compute-sanitizer output (its "========= " prefixed report) into
-// findings of rule `sanitizer-<tool>`, layer L2, severity reject: one per
-// reported error, with the kernel, thread/block and source location when
-// the report has them (-lineinfo builds).
-SanitizerReport parse_sanitizer_output(std::string_view text, std::string_view tool = "memcheck");
+// Where a timed case sits on the roofline (from the evaluation's timings).
+struct RooflineEntry {
+  std::string case_name, dtype;
+  double median_us = 0, baseline_us = 0, speedup = 0;
+  double achieved_gflops = 0, achieved_gbs = 0, compute_fraction = 0, bandwidth_fraction = 0;
+  std::string bound;
+};
 
 struct ProfileOptions {
   std::string case_filter;          // glob on case names; default: the first performance case
-  bool ncu = true;                  // run Nsight Compute
-  bool sanitize = false;            // run compute-sanitizer memcheck on the correctness cases
+  bool counters = true;             // run the platform's performance tools (ncu, perf, cachegrind, OpenCL events, ...)
+  bool sanitize = false;            // run the platform's sanitizer on the correctness cases
   uint64_t seed = 1;                // inputs are not secret here: profiling is not scoring
   double timeout_seconds = 600;     // per tool run
   bool isolate = true;              // run the tools like the runner: own namespaces, unprivileged
   std::string ncu_program = "ncu";
   std::string sanitizer_program = "compute-sanitizer";
+  std::string perf_program = "perf";
+  std::string valgrind_program = "valgrind";
+  std::string oclgrind_program = "oclgrind";
+  // perf events counted inside the timed calls; empty: the hardware set
+  // (cycles, instructions, cache and branch events) when the kernel allows it.
+  std::vector<std::string> perf_events;
+  int64_t reduced_case_bytes = 16ll << 20;  // cachegrind: performance case shrunk to at most this many tensor bytes
   std::filesystem::path keep_dir;   // copy the work folder here when set
 };
 
 struct ProfileResult {
-  std::string task, platform;
-  std::string profiled_case;        // "case/dtype" that ran under ncu
+  std::string task, platform, backend;
+  std::string profiled_case;        // "case/dtype" the performance tools ran on
+  std::string reduced_case;         // cachegrind: the reduced case ("n_16M/f32 reduced to n=1048576")
   bool compiled = false;
   std::vector<Diagnostic> diagnostics;  // compiler output when the build failed
+  std::vector<std::string> tools;   // what ran: "ncu", "perf stat", "cachegrind", "opencl events", "asan+ubsan", ...
+  std::vector<std::string> notes;   // what did not run here and why
+
   std::vector<KernelProfile> kernels;
   double total_duration_us = 0;
-  std::vector<std::string> warnings;
-  std::vector<Finding> findings;    // sanitizer-memcheck
+  std::vector<Enqueue> enqueues;    // OpenCL: every enqueue of the profiled calls
+  std::map<std::string, double> counters;  // perf events / cachegrind totals over the candidate's file / rates
+  std::vector<LineCost> hot_lines;  // cachegrind: lines of the candidate with the most data misses, most first
+  std::vector<RooflineEntry> roofline;  // set by attach_timings()
+
+  std::string sanitizer;            // the sanitizer that ran ("asan+ubsan", "oclgrind", "compute-sanitizer memcheck")
+  std::vector<Finding> findings;    // sanitizer findings, first error first
   int64_t sanitizer_errors = -1;    // -1: not run
+  std::string sanitizer_case;       // the case that was running at the first error
+  std::vector<std::string> summary; // two or three lines for a model: what limits the kernel, with numbers
+  std::vector<std::string> warnings;
   std::string error;                // tool missing, replay failed ...
-  std::string ncu_log, sanitizer_log;  // capped raw output
+  std::map<std::string, std::string> logs;  // tool -> capped raw output
 
   bool ok() const { return compiled && error.empty() && findings.empty(); }
 };
@@ -112,12 +154,37 @@ struct ProfileResult {
 ProfileResult profile_candidate(const Task& task, const Platform& platform, const std::string& source,
                                 const ProfileOptions& options);
 
+// Adds the roofline placement of a timed evaluation of the same candidate and
+// rewrites the summary with it.
+void attach_timings(ProfileResult& result, const Verdict& verdict);
+
+// The model-oriented lines from what the result holds (profile_candidate and
+// attach_timings call it).
+std::vector<std::string> summarize(const ProfileResult& result);
+
 void to_json(nlohmann::json& j, const KernelProfile& k);
 void to_json(nlohmann::json& j, const ProfileResult& r);
 
+// Which tools a platform profiles with, from its descriptor's "profile"
+// section (see docs/profiling.md); an Error names the file and field.
+struct ProfileSettings {
+  std::vector<std::string> tools;           // "perf", "cachegrind", "opencl-events", "ncu", "hip-resource-usage"
+  std::vector<std::string> debug_flags;     // added after the compiler for profile builds ("-g")
+  std::vector<std::string> cachegrind_flags;  // more compile flags for the cachegrind build
+  struct Sanitizer {
+    std::string tool;                       // "asan" | "oclgrind" | "compute-sanitizer"
+    std::vector<std::string> compile_flags, link_flags;
+    std::string runner_library;             // linked instead of the platform's runner
+    std::map<std::string, std::string> environment;
+  };
+  std::optional<Sanitizer> sanitizer;
+  std::string sanitizer_note;               // why there is none
+};
+Result<ProfileSettings> profile_settings(const Platform& platform);
+
 // Calibration: runs platform.calibrate (JSON on stdout with a "peak" object),
 // checks it, and writes calibration_file(platform.name). Returns what was
-// written.
+// written. Emulated and compile-only platforms have nothing to calibrate.
 Result<nlohmann::json> run_calibration(const Platform& platform, double timeout_seconds = 600);
 
 // The serialized request stream that `candidate --replay` reads: Hello, one
@@ -130,7 +197,10 @@ struct ReplayResponses {
   std::string device;
   std::vector<std::string> errors;  // runner-side errors and non-zero kernel returns, per job
   size_t results = 0;
+  size_t timed_calls = 0;           // timing jobs: calls timed in all
 };
 ReplayResponses read_replay_responses(const std::filesystem::path& file);
 
 }  // namespace kgb::profile
+
+#include "kgb/profile_parsers.h"

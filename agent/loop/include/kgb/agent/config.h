@@ -85,6 +85,10 @@ struct EvaluationSettings {
   double check_timeout_seconds = 20;
   int jobs = 0;           // compile/evaluate jobs at once; 0: the cores of this machine
   std::string cases;      // glob on case names; empty: all
+  // A correct kernel whose speedup is below this gets the platform profiler's
+  // summary in its profile result (kgb/profile.h: what limits it, with
+  // numbers); 0: never profile.
+  double profile_below = 1.0;
 };
 
 struct FeedbackSettings {

@@ -59,6 +59,10 @@ class ToolBackend {
   virtual CompileOutput compile(const std::string& source, const Task& task, const Platform& platform) = 0;
   virtual Verdict evaluate(const std::string& source, const Task& task, const Platform& platform,
                            const EvalOptions& options) = 0;
+  // The platform profiler's result (kgb/profile.h) as JSON, with the
+  // model-oriented "summary" lines placed on the timed verdict's roofline.
+  // The default runs kgb::profile::profile_candidate (profile_summary.cpp).
+  virtual nlohmann::json profile(const std::string& source, const Task& task, const Platform& platform, const Verdict& timed);
   // Counters the backend keeps over its lifetime (e.g. reference reuse); empty
   // when it keeps none.
   virtual nlohmann::json stats() const { return nlohmann::json::object(); }
@@ -85,6 +89,12 @@ ToolResult run_tool(ToolBackend& tools, ToolKind kind, const std::string& source
 ToolResult lint_result(const LintOutcome& outcome, bool available, const FeedbackSettings& limits);
 ToolResult compile_result(const CompileOutput& output, const FeedbackSettings& limits);
 ToolResult verdict_result(ToolKind kind, const Verdict& verdict, const FeedbackSettings& limits);
+
+// A profile result of a correct kernel slower than `below` (its speedup
+// against the baseline) gets the backend's profile as data "profiler"; its
+// summary lines become "profile:" lines of the feedback. 0 never profiles.
+void add_profiler_summary(ToolResult& result, ToolBackend& tools, const std::string& source, const Task& task,
+                          const Platform& platform, double below);
 
 // The job a tool becomes on an executor (lint, compile, evaluate).
 jobs::JobKind job_kind_for(ToolKind kind);
