@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# README command 2: build and run the whole test suite (unit, integration and
-# slow tests; GPU tests skip cleanly on hosts without a GPU).
+# README command 2: build and run the whole test suite (unit, integration,
+# slow and validate tests; GPU tests skip cleanly on hosts without a GPU), as
+# many tests at a time as there are cores (timing tests run alone).
 #   scripts/test.sh [extra ctest arguments]
+#   KGB_TASK_SWEEP=all scripts/test.sh     the full sweep: every task on every target
+# docs/ci.md describes the suites and which tasks each one covers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache hits across clones in other folders (CI builds a fresh clone).
@@ -14,4 +17,4 @@ if [[ ! -f build/build.ninja ]]; then
 fi
 ninja -C build -j"$(nproc)"
 cd build
-ctest --output-on-failure --label-exclude perf "$@"
+ctest -j"$(nproc)" --output-on-failure --label-exclude perf "$@"

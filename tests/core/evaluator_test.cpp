@@ -81,7 +81,9 @@ TEST_CASE("a correct kernel passes every dtype and layout, including empty and s
   CHECK(std::all_of(v.cases.begin(), v.cases.end(), [](const kgb::CaseCheck& c) { return c.passed; }));
 }
 
-TEST_CASE("a correct kernel is timed, re-checked and reported against the roofline") {
+// Timing cases assert iteration counts and the roofline: the "timing" suite,
+// run by ctest alone (kgb_core_evaluator_tests.timing, RUN_SERIAL).
+TEST_CASE("a correct kernel is timed, re-checked and reported against the roofline" * doctest::test_suite("timing")) {
   auto o = check_only();
   o.time = true;
   o.time_budget_seconds = 0.2;
@@ -241,7 +243,7 @@ TEST_CASE("a nondeterministic kernel is caught by the repeat call") {
   CHECK(has_finding(v, "nondeterministic"));
 }
 
-TEST_CASE("a kernel that replays a cached result is caught by rotating inputs while timing") {
+TEST_CASE("a kernel that replays a cached result is caught by rotating inputs while timing" * doctest::test_suite("timing")) {
   auto o = check_only();
   o.time = true;
   o.time_budget_seconds = 0.2;

@@ -1,15 +1,18 @@
 // Every bundled solution (benchmark/tasks/<source>/<name>/solutions/*) lints
-// without a rejecting finding on its platform. New solutions are picked up
-// when the test runs; no reconfigure needed.
+// without a rejecting finding on its platform. A primary sweep: every task,
+// one ctest shard per source family (lint.solutions.<family>). New solutions
+// are picked up when the test runs; no reconfigure needed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "kgb/lint.h"
-#include "kgb/paths.h"
+#include "sweep_checks.h"
 
 namespace {
 
@@ -34,7 +37,7 @@ std::vector<const Platform*> platforms_for(const std::vector<Platform>& platform
 
 }  // namespace
 
-TEST_CASE("every bundled solution lints without a rejecting finding") {
+TEST_CASE("every bundled solution lints without a rejecting finding" * doctest::test_suite("sweep")) {
   std::vector<Error> platform_errors;
   const std::vector<Platform> platforms = load_all_platforms(&platform_errors);
   for (const auto& e : platform_errors) MESSAGE("platform not loaded: " << e.message);
@@ -42,25 +45,18 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
   int linted = 0;
   std::map<std::string, int> linted_by_backend;
   std::set<std::string> unavailable_backends;  // no CUDA or HIP headers on this machine
-  const auto root = tasks_root();
-  if (!std::filesystem::is_directory(root)) {
-    MESSAGE("no task folder at " << root.string());
-    return;
+  const std::vector<Task> tasks = kgb::test::checked_sweep_tasks(kgb::test::Sweep::Primary);
+  std::vector<std::pair<const Task*, std::filesystem::path>> solutions;  // sorted by task, then file
+  for (const auto& task : tasks) {
+    if (!std::filesystem::is_directory(task.folder / "solutions")) continue;
+    const size_t first = solutions.size();
+    for (const auto& file : std::filesystem::directory_iterator(task.folder / "solutions"))
+      if (file.is_regular_file()) solutions.emplace_back(&task, file.path());
+    std::sort(solutions.begin() + first, solutions.end());
   }
-  std::vector<std::filesystem::path> solutions;
-  for (const auto& source : std::filesystem::directory_iterator(root))
-    if (source.is_directory())
-      for (const auto& task : std::filesystem::directory_iterator(source.path()))
-        if (std::filesystem::is_directory(task.path() / "solutions"))
-          for (const auto& file : std::filesystem::directory_iterator(task.path() / "solutions"))
-            if (file.is_regular_file()) solutions.push_back(file.path());
-  std::sort(solutions.begin(), solutions.end());
 
-  for (const auto& path : solutions) {
-    const auto folder = path.parent_path().parent_path();
+  for (const auto& [task, path] : solutions) {
     CAPTURE(path.string());
-    auto task = load_task_file(folder / "spec.json");
-    REQUIRE_MESSAGE(task.ok(), (task.ok() ? "" : task.error().message));
     std::vector<const Platform*> targets = platforms_for(platforms, path.filename().string());
     Platform by_extension;
     if (targets.empty()) {
@@ -82,7 +78,7 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
       request.source = read(path);
       request.file_name = path.filename().string();
       request.language = language_for(*platform);
-      request.task = &*task;
+      request.task = task;
       request.platform = platform;
       request.cache_dir = KGB_LINT_TEST_CACHE;
       request.time_limit_seconds = 60;
@@ -110,8 +106,8 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
   // Every backend with bundled solutions was linted, unless its headers are
   // missing here (CUDA, HIP); C++ and OpenCL need nothing but Clang.
   std::set<std::string> backends_with_solutions;
-  for (const auto& path : solutions)
-    for (const Platform* p : platforms_for(platforms, path.filename().string())) backends_with_solutions.insert(p->backend);
+  for (const auto& solution : solutions)
+    for (const Platform* p : platforms_for(platforms, solution.second.filename().string())) backends_with_solutions.insert(p->backend);
   for (const auto& backend : backends_with_solutions) {
     CAPTURE(backend);
     if (unavailable_backends.count(backend) && backend != "cpu" && backend != "opencl") continue;
