@@ -181,14 +181,21 @@ TEST_CASE("a fork bomb is contained and cleaned up") {
   auto v = kgb::evaluate(scale_task(), cpu(), "#include <unistd.h>\n" + kernel("for (;;) fork();\n  return 0;"), o);
   INFO(explain(v));
   CHECK(v.outcome == kgb::Outcome::Timeout);
-  // Nothing of it survives: count processes still running the candidate binary.
+  // Nothing of it survives: count processes still running this evaluation's
+  // candidate binary, which lives in a folder named after this process
+  // (kgb-eval-<pid>-...). Other tests and other users run candidates at the
+  // same time; those do not count.
   std::ifstream probe("/proc/loadavg");
   CHECK(probe.good());
+  const std::string ours = "/kgb-eval-" + std::to_string(::getpid()) + "-";
   int survivors = 0;
   for (const auto& e : std::filesystem::directory_iterator("/proc")) {
     std::ifstream comm(e.path() / "comm");
     std::string name;
-    if (comm >> name && name == "candidate") ++survivors;
+    if (!(comm >> name) || name != "candidate") continue;
+    std::error_code ec;
+    const std::string exe = std::filesystem::read_symlink(e.path() / "exe", ec).string();
+    if (!ec && exe.find(ours) != std::string::npos) ++survivors;
   }
   CHECK(survivors == 0);
 }
