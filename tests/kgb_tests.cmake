@@ -48,16 +48,17 @@ function(kgb_add_task_shards prefix target)
   endforeach()
 endfunction()
 
-# kgb_add_timing_part(TARGET [TIMEOUT s]): TARGET's ctest test leaves out its
-# doctest suite "timing" (cases that assert iteration counts or speed
-# relations), which runs as TARGET.timing with nothing else beside it.
-function(kgb_add_timing_part target)
+# kgb_add_serial_part(TARGET [TIMEOUT s]): TARGET's ctest test leaves out its
+# doctest suite "serial", which runs as TARGET.serial with nothing else beside
+# it (RUN_SERIAL): cases that assert iteration counts or speed relations, and
+# cases that exhaust a resource shared by every runner on the machine.
+function(kgb_add_serial_part target)
   cmake_parse_arguments(ARG "" "TIMEOUT" "" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
   get_test_property(${target} LABELS labels)
-  add_test(NAME ${target}.timing COMMAND ${target} --test-suite=timing)
-  set_tests_properties(${target}.timing PROPERTIES LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ON
+  add_test(NAME ${target}.serial COMMAND ${target} --test-suite=serial)
+  set_tests_properties(${target}.serial PROPERTIES LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ON
                                                    FAIL_REGULAR_EXPRESSION "test cases: +0 +\\|")
 endfunction()

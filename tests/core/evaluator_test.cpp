@@ -81,9 +81,10 @@ TEST_CASE("a correct kernel passes every dtype and layout, including empty and s
   CHECK(std::all_of(v.cases.begin(), v.cases.end(), [](const kgb::CaseCheck& c) { return c.passed; }));
 }
 
-// Timing cases assert iteration counts and the roofline: the "timing" suite,
-// run by ctest alone (kgb_core_evaluator_tests.timing, RUN_SERIAL).
-TEST_CASE("a correct kernel is timed, re-checked and reported against the roofline" * doctest::test_suite("timing")) {
+// Cases in the "serial" suite run with nothing beside them
+// (kgb_core_evaluator_tests.serial, RUN_SERIAL): this one asserts iteration
+// counts and the roofline.
+TEST_CASE("a correct kernel is timed, re-checked and reported against the roofline" * doctest::test_suite("serial")) {
   auto o = check_only();
   o.time = true;
   o.time_budget_seconds = 0.2;
@@ -175,7 +176,11 @@ TEST_CASE("a memory bomb hits the address-space limit and ends in a verdict") {
   CHECK(v.cases.back().status == "kernel-error");
 }
 
-TEST_CASE("a fork bomb is contained and cleaned up") {
+// The bomb fills the process limit of the unprivileged user every runner runs
+// as (RLIMIT_NPROC counts per user, machine-wide): a runner of any other test
+// started meanwhile cannot create its threads ("libgomp: Thread creation
+// failed"). It runs alone: the "serial" suite.
+TEST_CASE("a fork bomb is contained and cleaned up" * doctest::test_suite("serial")) {
   auto o = check_only();
   o.check_timeout_seconds = 2;
   auto v = kgb::evaluate(scale_task(), cpu(), "#include <unistd.h>\n" + kernel("for (;;) fork();\n  return 0;"), o);
@@ -250,7 +255,7 @@ TEST_CASE("a nondeterministic kernel is caught by the repeat call") {
   CHECK(has_finding(v, "nondeterministic"));
 }
 
-TEST_CASE("a kernel that replays a cached result is caught by rotating inputs while timing" * doctest::test_suite("timing")) {
+TEST_CASE("a kernel that replays a cached result is caught by rotating inputs while timing" * doctest::test_suite("serial")) {
   auto o = check_only();
   o.time = true;
   o.time_budget_seconds = 0.2;

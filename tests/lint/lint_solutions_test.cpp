@@ -1,7 +1,10 @@
 // Every bundled solution (benchmark/tasks/<source>/<name>/solutions/*) lints
-// without a rejecting finding on its platform. A primary sweep: every task,
-// one ctest shard per source family (lint.solutions.<family>). New solutions
-// are picked up when the test runs; no reconfigure needed.
+// without a rejecting finding on its platforms: on the primary platforms
+// (cpu-x86_64, opencl-pocl, cuda-sm90, hip-gfx90a) for every task
+// (lint.solutions.<family>), on the others (cpu-aarch64, cpu-riscv64,
+// cuda-sm80, cuda-sm100, opencl-nvidia) for the secondary selection
+// (lint.secondary.<family>). New solutions are picked up when the test runs;
+// no reconfigure needed.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -27,17 +30,24 @@ std::string read(const std::filesystem::path& path) {
 }
 
 // The platforms a solution file belongs to: those whose solution_file is the
-// file's name (cpu.cpp serves cpu-x86_64, cpu-aarch64 and cpu-riscv64).
-std::vector<const Platform*> platforms_for(const std::vector<Platform>& platforms, const std::string& file_name) {
+// file's name (cpu.cpp serves cpu-x86_64, cpu-aarch64 and cpu-riscv64), the
+// primary ones or the others.
+std::vector<const Platform*> platforms_for(const std::vector<Platform>& platforms, const std::string& file_name,
+                                           bool primary) {
   std::vector<const Platform*> out;
   for (const auto& p : platforms)
-    if (p.solution_file == file_name) out.push_back(&p);
+    if (p.solution_file == file_name && kgb::test::is_primary_platform(p.name) == primary) out.push_back(&p);
   return out;
 }
 
-}  // namespace
+bool named_by_any_platform(const std::vector<Platform>& platforms, const std::string& file_name) {
+  return std::any_of(platforms.begin(), platforms.end(), [&](const Platform& p) { return p.solution_file == file_name; });
+}
 
-TEST_CASE("every bundled solution lints without a rejecting finding" * doctest::test_suite("sweep")) {
+// Lints the solutions of the sweep's tasks on the sweep's platforms: the
+// primary platforms for every task, the others for the secondary selection.
+void lint_sweep(kgb::test::Sweep sweep) {
+  const bool primary = sweep == kgb::test::Sweep::Primary;
   std::vector<Error> platform_errors;
   const std::vector<Platform> platforms = load_all_platforms(&platform_errors);
   for (const auto& e : platform_errors) MESSAGE("platform not loaded: " << e.message);
@@ -45,7 +55,7 @@ TEST_CASE("every bundled solution lints without a rejecting finding" * doctest::
   int linted = 0;
   std::map<std::string, int> linted_by_backend;
   std::set<std::string> unavailable_backends;  // no CUDA or HIP headers on this machine
-  const std::vector<Task> tasks = kgb::test::checked_sweep_tasks(kgb::test::Sweep::Primary);
+  const std::vector<Task> tasks = kgb::test::checked_sweep_tasks(sweep);
   std::vector<std::pair<const Task*, std::filesystem::path>> solutions;  // sorted by task, then file
   for (const auto& task : tasks) {
     if (!std::filesystem::is_directory(task.folder / "solutions")) continue;
@@ -57,9 +67,10 @@ TEST_CASE("every bundled solution lints without a rejecting finding" * doctest::
 
   for (const auto& [task, path] : solutions) {
     CAPTURE(path.string());
-    std::vector<const Platform*> targets = platforms_for(platforms, path.filename().string());
+    const std::string file_name = path.filename().string();
+    std::vector<const Platform*> targets = platforms_for(platforms, file_name, primary);
     Platform by_extension;
-    if (targets.empty()) {
+    if (primary && !named_by_any_platform(platforms, file_name)) {
       // No descriptor names this file: lint it for its language's backend.
       const auto language = language_for_file(path);
       if (!language) {
@@ -76,7 +87,7 @@ TEST_CASE("every bundled solution lints without a rejecting finding" * doctest::
       CAPTURE(platform->name);
       LintRequest request;
       request.source = read(path);
-      request.file_name = path.filename().string();
+      request.file_name = file_name;
       request.language = language_for(*platform);
       request.task = task;
       request.platform = platform;
@@ -107,11 +118,23 @@ TEST_CASE("every bundled solution lints without a rejecting finding" * doctest::
   // missing here (CUDA, HIP); C++ and OpenCL need nothing but Clang.
   std::set<std::string> backends_with_solutions;
   for (const auto& solution : solutions)
-    for (const Platform* p : platforms_for(platforms, solution.second.filename().string())) backends_with_solutions.insert(p->backend);
+    for (const Platform* p : platforms_for(platforms, solution.second.filename().string(), primary))
+      backends_with_solutions.insert(p->backend);
   for (const auto& backend : backends_with_solutions) {
     CAPTURE(backend);
     if (unavailable_backends.count(backend) && backend != "cpu" && backend != "opencl") continue;
     CHECK(linted_by_backend[backend] > 0);
   }
   for (const std::string backend : {"cpu", "cuda", "opencl", "hip"}) MESSAGE(backend << ": " << linted_by_backend[backend]);
+}
+
+}  // namespace
+
+TEST_SUITE("sweep") {
+  TEST_CASE("every bundled solution lints without a rejecting finding on its primary platforms") {
+    lint_sweep(kgb::test::Sweep::Primary);
+  }
+  TEST_CASE("selected solutions lint without a rejecting finding on their other platforms") {
+    lint_sweep(kgb::test::Sweep::Secondary);
+  }
 }

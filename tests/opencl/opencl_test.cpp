@@ -126,9 +126,9 @@ TEST_CASE("a wrong kernel is a wrong result") {
   CHECK(bad->status == "mismatch");
 }
 
-// Asserts iteration counts and host-versus-device medians: the "timing" suite,
-// run by ctest alone (kgb_opencl_tests.timing, RUN_SERIAL).
-TEST_CASE("a correct OpenCL kernel is timed with device events next to its baseline" * doctest::test_suite("timing")) {
+// Asserts iteration counts and host-versus-device medians: the "serial" suite,
+// run by ctest with nothing beside it (kgb_opencl_tests.serial, RUN_SERIAL).
+TEST_CASE("a correct OpenCL kernel is timed with device events next to its baseline" * doctest::test_suite("serial")) {
   kgb::EvalOptions o = check_only();
   o.time = true;
   o.time_budget_seconds = 0.3;

@@ -77,6 +77,10 @@ bool is_task_id(std::string_view id) {
 
 }  // namespace
 
+bool is_primary_platform(std::string_view platform) {
+  return std::find(kPrimaryPlatforms.begin(), kPrimaryPlatforms.end(), platform) != kPrimaryPlatforms.end();
+}
+
 Result<Slice> parse_slice(std::string_view text) {
   const auto bad = [&] {
     return make_error("selection.slice", "KGB_TASK_SLICE='" + std::string(text) + "': expected k/N with 0 <= k < N, e.g. 3/8");

@@ -7,6 +7,7 @@
 // rules and the environment variables.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -24,6 +25,12 @@ namespace kgb::test {
 inline constexpr int kDefaultSliceCount = 8;
 
 enum class Sweep { Primary, Secondary };
+
+// The platforms every task is checked on in every run. The other platforms
+// a solution file serves (cpu-aarch64, cpu-riscv64, cuda-sm80, cuda-sm100,
+// opencl-nvidia) are secondary targets.
+inline constexpr std::array<std::string_view, 4> kPrimaryPlatforms{"cpu-x86_64", "opencl-pocl", "cuda-sm90", "hip-gfx90a"};
+bool is_primary_platform(std::string_view platform);
 
 // Slice `index` of `count` ("3/8").
 struct Slice {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "kgb/paths.h"
+#include "kgb/platform.h"
 #include "kgb/process.h"
 #include "task_selection.h"
 
@@ -324,4 +325,19 @@ TEST_CASE("tests/tasks/sentinels.txt names one existing task for every source fa
     CHECK_MESSAGE(covered.insert(family).second, "a second sentinel for " << family);
   }
   for (const auto& family : families) CHECK_MESSAGE(covered.count(family), "no sentinel for the family " << family);
+}
+
+TEST_CASE("the primary platforms are platforms the repository describes; the rest are secondary") {
+  std::set<std::string> described;
+  for (const auto& p : kgb::load_all_platforms()) described.insert(p.name);
+  for (const auto name : kPrimaryPlatforms) {
+    CAPTURE(name);
+    CHECK(described.count(std::string(name)));
+    CHECK(is_primary_platform(name));
+  }
+  for (const char* name : {"cpu-aarch64", "cpu-riscv64", "cuda-sm80", "cuda-sm100", "opencl-nvidia"}) {
+    CAPTURE(name);
+    CHECK(described.count(name));
+    CHECK_FALSE(is_primary_platform(name));
+  }
 }
