@@ -24,6 +24,7 @@ packages=(
   g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user
   chromium
   hipcc libamdhip64-dev rocm-device-libs
+  slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -33,6 +34,23 @@ if (( ${#missing[@]} )); then
   echo "== installing ${#missing[@]} Debian package(s)"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The interop tests run third-party npm packages (official OpenAI and
+# Anthropic SDKs, mock-llm, claude-code-router) with node 20, pinned by
+# tests/interop/node/package-lock.json.
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+  echo "== installing node and npm"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+if (( $(node -p 'Number(process.versions.node.split(".")[0])') < 20 )); then
+  echo "warning: node $(node --version) is older than 20: the interop tests (ctest -L interop) will fail" >&2
+fi
+interop=tests/interop/node
+if [[ ! -f $interop/node_modules/.package-lock.json || $interop/package-lock.json -nt $interop/node_modules/.package-lock.json ]]; then
+  echo "== installing the npm packages of the interop tests ($interop)"
+  (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # CUDA is not a Debian package here: use the toolkit when one is installed.
@@ -53,5 +71,9 @@ if (( run_main_job )); then
   echo "   (every bundled task; the oracle's first answer per task does not compile and its second"
   echo "   computes a wrong result, so each failure is fed back and fixed; correct kernels are timed)"
   build/agent/cli/kgb run --policy refine --provider oracle --platform cpu-x86_64 \
+    --oracle-compile-errors 1 --oracle-wrong-results 1 --time-budget 0.2 --store build/runs.db
+  echo "== and kgb run --policy tool-agent, streamed, over the BLAS tasks: the oracle calls lint, compile,"
+  echo "   run, profile and submit itself (native function calling) and fixes what they report"
+  build/agent/cli/kgb run --policy tool-agent --provider oracle --platform cpu-x86_64 --tasks 'blas/*' --stream \
     --oracle-compile-errors 1 --oracle-wrong-results 1 --time-budget 0.2 --store build/runs.db
 fi

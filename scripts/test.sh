@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# README command 2: build and run the whole test suite (unit, integration,
-# slow and validate tests; GPU tests skip cleanly on hosts without a GPU), as
-# many tests at a time as there are cores (timing tests run alone).
+# README command 2: build and run the whole test suite (unit, integration, slow,
+# validate, interop and slurm tests; GPU tests skip cleanly on hosts without a
+# GPU, slurm tests where the Slurm daemons cannot start), as many tests at a
+# time as there are cores (tests that time things run alone).
 #   scripts/test.sh [extra ctest arguments]
 #   KGB_TASK_SWEEP=all scripts/test.sh     the full sweep: every task on every target
 # docs/ci.md describes the suites and which tasks each one covers.

@@ -16,6 +16,7 @@
 #include "kgb/agent/config.h"
 #include "kgb/agent/policy.h"
 #include "kgb/agent/runner.h"
+#include "kgb/llm/provider.h"
 #include "kgb/store/run_store.h"
 
 namespace kgb::cli {
@@ -48,7 +49,8 @@ std::string money(double usd) { return "$" + fixed(usd, usd < 1 ? 4 : 2); }
 // bottom (tasks done/solved, tokens, cost, elapsed).
 class ConsoleObserver final : public agent::RunObserver {
  public:
-  ConsoleObserver(bool tty, bool quiet) : tty_(tty), quiet_(quiet) {}
+  // `out`: where the lines go (standard error when standard output carries JSON).
+  ConsoleObserver(bool tty, bool quiet, std::ostream& out) : tty_(tty), quiet_(quiet), out_(out) {}
 
   void on_start(const std::string& run_id, bool resumed, int total, int left) override {
     line(std::string(resumed ? "resuming " : "starting ") + run_id + ": " + std::to_string(left) + " of " +
@@ -82,7 +84,7 @@ class ConsoleObserver final : public agent::RunObserver {
       draw_status();
     } else if (p.elapsed_seconds - last_plain_ >= 30) {
       last_plain_ = p.elapsed_seconds;
-      std::cout << "progress: " << status_text(p) << std::endl;
+      out_ << "progress: " << status_text(p) << std::endl;
     }
   }
 
@@ -103,11 +105,12 @@ class ConsoleObserver final : public agent::RunObserver {
   void draw_status() { std::cerr << "\r\033[K" << status_text(last_) << std::flush; }
   void line(const std::string& text) {
     if (tty_ && have_progress_) std::cerr << "\r\033[K" << std::flush;
-    std::cout << text << std::endl;
+    out_ << text << std::endl;
     if (tty_ && have_progress_) draw_status();
   }
 
   bool tty_, quiet_;
+  std::ostream& out_;
   agent::Progress last_;
   bool have_progress_ = false;
   double last_plain_ = 0;
@@ -115,8 +118,8 @@ class ConsoleObserver final : public agent::RunObserver {
 
 struct RunArgs {
   std::string config_file, resume, policy, provider, model, base_url, platform, tasks, store, run_id, prompts;
-  std::string api_key_env, oracle_latency, cases;
-  std::vector<std::string> params;
+  std::string api_key_env, oracle_latency, cases, executor, partition;
+  std::vector<std::string> params, extra;
   int samples = 0, concurrency = 0, max_iters = 0, jobs = 0, seeds = 0, oracle_compile_errors = -1, oracle_wrong_results = -1;
   int64_t budget_tokens = 0, run_budget_tokens = 0, max_output_tokens = 0;
   double budget_usd = -1, run_budget_usd = -1, wall_time = 0, run_wall_time = 0, temperature = -1, time_budget = 0;
@@ -153,13 +156,15 @@ int run_command(CLI::App& cmd, RunArgs& a) {
     c = std::move(loaded.value());
   }
   if (given("--store")) c.store = a.store;
+  if (given("--executor")) options.executor = a.executor;
+  if (given("--partition")) options.partition = a.partition;
   if (!a.resume.empty()) {
     options.resume = a.resume;
     if (given("--concurrency")) options.concurrency = a.concurrency;
     for (const char* flag : {"--policy", "--provider", "--model", "--platform", "--tasks", "--samples", "--budget-tokens",
                              "--budget-usd", "--max-iters", "--wall-time", "--run-budget-tokens", "--run-budget-usd",
                              "--run-wall-time", "--param", "--time-budget", "--seeds", "--cases", "--no-time", "--no-lint",
-                             "--no-baseline", "--seed", "--oracle-compile-errors", "--oracle-wrong-results"})
+                             "--no-baseline", "--seed", "--oracle-compile-errors", "--oracle-wrong-results", "--extra"})
       if (given(flag))
         std::cerr << "kgb run: note: " << flag << " is ignored when resuming (the run keeps its recorded configuration)\n";
   } else {
@@ -204,6 +209,11 @@ int run_command(CLI::App& cmd, RunArgs& a) {
         return kExitUsage;
       }
     }
+    for (const auto& field : a.extra)
+      if (auto added = llm::add_extra_field(c.provider.extra, field); !added) {
+        std::cerr << "kgb run: --extra: " << added.error().message << "\n";
+        return kExitUsage;
+      }
     for (const auto& kv : a.params) {
       const auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0) {
@@ -217,7 +227,7 @@ int run_command(CLI::App& cmd, RunArgs& a) {
   }
 
   const bool tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !a.json;
-  ConsoleObserver observer(tty, a.quiet || a.json);
+  ConsoleObserver observer(tty, a.quiet || a.json, a.json ? std::cerr : std::cout);
   options.observer = &observer;
   auto result = agent::execute_run(std::move(options));
   observer.finish();
@@ -240,7 +250,11 @@ int run_command(CLI::App& cmd, RunArgs& a) {
               << " evaluation(s))\n"
               << "tokens:      " << tokens(s.spend.input_tokens) << " input (" << tokens(s.spend.cached_tokens)
               << " cached), " << tokens(s.spend.output_tokens) << " output (" << tokens(s.spend.reasoning_tokens)
-              << " reasoning), " << tokens(s.spend.total_tokens()) << " total\n"
+              << " reasoning), " << tokens(s.spend.total_tokens()) << " total"
+              << (s.estimated_usage_calls > 0 ? " (estimated for " + std::to_string(s.estimated_usage_calls) + " of " +
+                                                    std::to_string(s.llm_calls) + " calls)"
+                                              : std::string())
+              << "\n"
               << "cost:        " << money(s.spend.usd) << "\n"
               << "time:        " << duration(s.session_seconds) << " this session, " << duration(s.total_seconds) << " in all\n"
               << "store:       " << s.store_file << "  (kgb export " << s.run_id << " --store " << s.store_file
@@ -365,12 +379,17 @@ void add_agent_commands(CLI::App& app, int& exit_code) {
   run->add_option("--concurrency,-j", a.concurrency, "task attempts in flight (default 4)")->check(CLI::PositiveNumber);
   run->add_option("--jobs", a.jobs, "compile/evaluate jobs at once (default: the cores)")->check(CLI::NonNegativeNumber);
   run->add_option("--store", a.store, "run store file (SQLite; default kgb-runs.db)");
+  run->add_option("--executor", a.executor, "where evaluations run: local (default) or slurm ([executor] in the config)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  run->add_option("--partition", a.partition, "slurm: the partition of platforms [executor.partitions] does not name");
   run->add_option("--run-id", a.run_id, "id of the new run (default: generated)");
   run->add_option("--seed", a.seed, "seed of the run's inputs and choices (default: random, recorded)");
   run->add_option("--prompts", a.prompts, "prompt template folder (default: the source tree's prompts/)");
   run->add_option("--param", a.params, "policy parameter NAME=VALUE (repeatable; see --list-policies)");
   run->add_option("--temperature", a.temperature, "sampling temperature (policies may set their own)");
   run->add_option("--max-output-tokens", a.max_output_tokens, "output cap per call (budgets may lower it)");
+  run->add_option("--extra", a.extra,
+                  "provider-specific request field NAME=VALUE, VALUE as JSON or a bare word (repeatable; e.g. top_k=40)");
   run->add_flag("--stream", a.stream, "stream replies (SSE)");
   run->add_flag("--no-time", a.no_time, "check correctness only (no profiling)");
   run->add_flag("--no-lint", a.no_lint, "skip the static checks");

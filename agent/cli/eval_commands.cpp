@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster_jobs.h"
 #include "exit_codes.h"
 #include "kgb/evaluator.h"
 #include "kgb/paths.h"
@@ -237,7 +238,12 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
     auto glob = std::make_shared<std::string>();
     cmd->add_option("--tasks,-t", *glob, "task id glob(s), comma-separated (default: all)");
     add_eval_options(cmd, *args);
-    cmd->callback([args, glob, &exit_code] {
+    auto cluster = std::make_shared<ClusterArgs>();
+    add_cluster_options(cmd, *cluster);
+    cmd->callback([=, &exit_code] {
+      const auto cluster_args = cluster_for_command(*cluster, exit_code);
+      if (!cluster_args) return;
+      const bool on_cluster = cluster_args->slurm();
       auto all = load_all_tasks(tasks_root());
       auto p = load_platform(args->platform);
       if (!p) {
@@ -245,8 +251,9 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
         exit_code = kExitUsage;
         return;
       }
+      // On a cluster the nodes have the platform; each job says so when one does not.
       auto avail = check_availability(*p);
-      if (!avail.available) {
+      if (!avail.available && !on_cluster) {
         std::cerr << "error: platform " << p->name << " is not available here: " << avail.reason << "\n";
         exit_code = kExitInfrastructure;
         return;
@@ -257,20 +264,21 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
       int failures = 0;
       if (!args->json)
         std::printf("%-22s %-8s %6s %12s %12s %9s %9s  %s\n", "task", "status", "cases", "baseline", "solution", "speedup",
-                    "roofline", "notes");
+                    "roofline", on_cluster ? "where, notes" : "notes");
       for (const auto& e : all.errors) {
         ++failures;
         if (args->json) out.push_back({{"task", nullptr}, {"passed", false}, {"problems", {e.message}}});
         else std::printf("%-22s %-8s %s\n", "(load error)", "FAIL", e.message.c_str());
       }
-      for (const auto& t : tasks) {
-        TaskValidation tv = validate_task(t, *p, opts);
+      // One row per task, printed in task order; `where` is set for rows from the cluster.
+      auto print_row = [&](const Task& t, const TaskValidation& tv, const json* where, const std::string& where_text) {
         if (!tv.passed) ++failures;
         if (args->json) {
           json j{{"task", tv.task}, {"passed", tv.passed}, {"problems", tv.problems}};
           if (tv.solution) j["verdict"] = *tv.solution;
+          if (where) j["placement"] = *where;
           out.push_back(j);
-          continue;
+          return;
         }
         size_t passed_cases = 0, cases = 0;
         double base = 0, sol = 0, roof = 0;
@@ -288,12 +296,50 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
         }
         std::string notes = tv.problems.empty() ? "" : tv.problems.front();
         if (notes.size() > 100) notes = notes.substr(0, 97) + "...";
+        if (where) notes = where_text + (notes.empty() ? "" : "; " + notes);
         std::string speedup = tv.solution && tv.solution->speedup > 0 ? fixed(tv.solution->speedup, 2) + "x" : "-";
         std::string roofline = roof > 0 ? fixed(100 * roof, 1) + "%" : "-";
         std::printf("%-22s %-8s %6s %12s %12s %9s %9s  %s\n", t.id.c_str(), tv.passed ? "PASS" : "FAIL",
                     (std::to_string(passed_cases) + "/" + std::to_string(cases)).c_str(), format_us(base).c_str(),
                     format_us(sol).c_str(), speedup.c_str(), roofline.c_str(), notes.c_str());
         std::fflush(stdout);
+      };
+      if (!on_cluster) {
+        for (const auto& t : tasks) print_row(t, validate_task(t, *p, opts), nullptr, "");
+      } else {
+        std::vector<jobs::JobRequest> requests;
+        for (const auto& t : tasks) {
+          jobs::JobRequest r;
+          r.key = jobs::sanitize_job_key("validate-" + t.id);
+          r.kind = jobs::JobKind::Validate;
+          r.task = t.id;
+          r.platform = p->name;
+          r.options = opts;
+          requests.push_back(std::move(r));
+        }
+        // Replies come in any order; rows go out in task order as soon as they can.
+        std::vector<std::optional<jobs::JobReply>> replies(tasks.size());
+        size_t next = 0;
+        auto on_reply = [&](size_t i, const jobs::JobReply& reply) {
+          replies[i] = reply;
+          for (; next < tasks.size() && replies[next]; ++next) {
+            const auto& r = *replies[next];
+            TaskValidation tv;
+            if (r.completed) {
+              tv = jobs::validation_from_json(r.payload);
+            } else {
+              tv.task = tasks[next].id;
+              tv.problems.push_back("the validation job did not complete: " + r.error);
+            }
+            const json where = placement_json(r);
+            print_row(tasks[next], tv, &where, placement_text(r));
+          }
+        };
+        if (auto s = run_on_cluster(std::move(requests), *cluster_args, "validate", on_reply); !s) {
+          std::cerr << "error: " << s.error().message << "\n";
+          exit_code = s.error().code.rfind("config.", 0) == 0 ? kExitUsage : kExitInfrastructure;
+          return;
+        }
       }
       if (args->json) std::cout << out.dump(2) << "\n";
       else std::printf("\n%zu task(s) on %s: %zu passed, %d failed\n", tasks.size(), p->name.c_str(),

@@ -44,6 +44,7 @@ struct ChatOptions {
   int retries = 4;
   std::string prices_file;
   std::string session;
+  std::vector<std::string> extra;  // NAME=VALUE request fields
   bool json = false;
 };
 
@@ -98,7 +99,7 @@ int run_oracle_server(OracleServerOptions& o) {
   std::cout << "oracle: " << s.requests << " requests, " << s.answered << " answered, injected " << s.injected_429
             << "x429 " << s.injected_500 << "x500 " << s.injected_mid_stream << " mid-stream " << s.injected_truncated
             << " truncated; faults " << s.compile_error_faults << " compile, " << s.wrong_result_faults
-            << " wrong-result; tokens (estimated) " << s.prompt_tokens << " in, " << s.completion_tokens << " out"
+            << " wrong-result; " << s.tool_call_answers << " tool-call answers; tokens (estimated) " << s.prompt_tokens << " in, " << s.completion_tokens << " out"
             << std::endl;
   return kExitOk;
 }
@@ -123,7 +124,7 @@ int run_chat(ChatOptions& o) {
     return kExitUsage;
   }
   llm::ProviderConfig config = std::move(preset.value());
-  if (!o.base_url.empty()) config.base_url = o.base_url;
+  if (!o.base_url.empty()) llm::use_base_url(config, o.base_url);
   if (o.api_key_env_given) {
     config.api_key_env = o.api_key_env;
     config.api_key_required = !o.api_key_env.empty();
@@ -162,6 +163,12 @@ int run_chat(ChatOptions& o) {
   request.reasoning_effort = o.reasoning_effort;
   if (o.thinking_budget > 0) request.thinking_budget = o.thinking_budget;
   if (!o.session.empty()) request.headers.push_back({"x-kgb-session", o.session});
+  for (const auto& field : o.extra) {
+    if (auto added = llm::add_extra_field(request.extra, field); !added) {
+      std::cerr << "kgb chat: " << added.error().message << "\n";
+      return kExitUsage;
+    }
+  }
 
   boost::asio::io_context io;
   llm::LlmClient client(io.get_executor(), config, prices);
@@ -252,9 +259,9 @@ void add_llm_commands(CLI::App& app, int& exit_code) {
   server->add_option("--host", so.host, "Address to listen on")->capture_default_str();
   server->add_option("--port", so.port, "Port (0: any free port, printed at start)")->capture_default_str();
   server->add_option("--seed", so.seed, "Seed of every random choice")->capture_default_str();
-  server->add_option("--compile-error-attempts", so.compile_error_attempts, "First K answers per task carry a compile error")
+  server->add_option("--compile-error-attempts", so.compile_error_attempts, "Attempts 1..K of a conversation carry a compile error")
       ->check(CLI::NonNegativeNumber);
-  server->add_option("--wrong-result-attempts", so.wrong_result_attempts, "Next K answers per task compute a wrong result")
+  server->add_option("--wrong-result-attempts", so.wrong_result_attempts, "The next K attempts compute a wrong result")
       ->check(CLI::NonNegativeNumber);
   server->add_option("--latency-ms", server_options->latency, "Delay before each answer: MS or MIN:MAX (uniform)");
   server->add_option("--chunk-delay-ms", server_options->chunk_delay_ms, "Pause between streamed chunks")
@@ -291,7 +298,9 @@ void add_llm_commands(CLI::App& app, int& exit_code) {
   chat->add_option("--timeout", co.timeout_seconds, "Seconds for the whole call, retries included")->capture_default_str();
   chat->add_option("--retries", co.retries, "Retries on transient failures")->check(CLI::NonNegativeNumber)->capture_default_str();
   chat->add_option("--prices", co.prices_file, "Price file merged over the defaults (JSON)");
-  chat->add_option("--session", co.session, "Sent as X-KGB-Session (the oracle counts attempts per session)");
+  chat->add_option("--session", co.session, "Sent as X-KGB-Session (a label for the server's logs)");
+  chat->add_option("--extra", co.extra,
+                   "Provider-specific request field NAME=VALUE, VALUE as JSON or a bare word (repeatable), e.g. top_k=40");
   chat->add_flag("--json", co.json, "Print one JSON object instead of text");
   chat->add_option("prompt", co.prompt, "The user message ('-' reads standard input)")->required();
   chat->callback([chat_options, chat, &exit_code] {

@@ -4,6 +4,7 @@
 
 #include "eval_commands.h"
 #include "exit_codes.h"
+#include "job_commands.h"
 #ifdef KGB_HAVE_LINT
 #include "kgb/lint.h"
 #include "lint_commands.h"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = kgb::cli::kExitOk;
   kgb::cli::add_eval_commands(app, exit_code);
+  kgb::cli::add_job_commands(app, exit_code);
 #ifdef KGB_HAVE_LINT
   kgb::cli::add_lint_commands(app, exit_code);
 #endif

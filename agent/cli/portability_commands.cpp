@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster_jobs.h"
 #include "exit_codes.h"
 #include "portability_metric.h"
 #include "kgb/evaluator.h"
@@ -59,6 +60,8 @@ struct Cell {
   std::optional<double> speedup;   // geometric mean over the performance cases
   std::optional<double> roofline;  // geometric mean of the roofline fractions
   std::optional<double> efficiency;
+  std::string where;               // the cluster: node (partition, job)
+  nlohmann::json placement;        // the same, for --json
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -96,22 +99,28 @@ std::optional<std::string> read_text(const std::filesystem::path& file) {
   return os.str();
 }
 
-Cell evaluate_cell(const Task& task, const Platform& platform, const PortabilityArgs& args, const EvalOptions& options) {
-  Cell cell;
-  cell.platform = platform.name;
-  std::optional<std::string> source;
+// The kernel a platform evaluates for a task: its bundled solution, or the
+// file under --kernels.
+std::optional<std::string> cell_source(const Task& task, const Platform& platform, const PortabilityArgs& args) {
   if (args.kernels.empty()) {
     auto bundled = bundled_solution(task, platform.solution_file);
-    if (bundled) source = *bundled;
-  } else {
-    source = read_text(std::filesystem::path(args.kernels) / task.source / task.name / platform.solution_file);
+    if (bundled) return *bundled;
+    return std::nullopt;
   }
-  if (!source) {
-    cell.status = "no-kernel";
-    cell.detail = "no " + platform.solution_file + " for this task";
-    return cell;
-  }
-  Verdict v = evaluate(task, platform, *source, options);
+  return read_text(std::filesystem::path(args.kernels) / task.source / task.name / platform.solution_file);
+}
+
+Cell no_kernel_cell(const Platform& platform) {
+  Cell cell;
+  cell.platform = platform.name;
+  cell.status = "no-kernel";
+  cell.detail = "no " + platform.solution_file + " for this task";
+  return cell;
+}
+
+Cell cell_from_verdict(const Platform& platform, const Verdict& v, const PortabilityArgs& args) {
+  Cell cell;
+  cell.platform = platform.name;
   cell.passed = v.passed();
   if (!cell.passed) {
     cell.status = "fail";
@@ -129,6 +138,58 @@ Cell evaluate_cell(const Task& task, const Platform& platform, const Portability
   cell.roofline = geomean(fractions);
   cell.efficiency = args.efficiency == "roofline" ? cell.roofline : cell.speedup;
   return cell;
+}
+
+Cell evaluate_cell(const Task& task, const Platform& platform, const PortabilityArgs& args, const EvalOptions& options) {
+  auto source = cell_source(task, platform, args);
+  if (!source) return no_kernel_cell(platform);
+  return cell_from_verdict(platform, evaluate(task, platform, *source, options), args);
+}
+
+// Every (task, platform) cell as a job on the cluster, each platform on its
+// own partition; cells without a kernel are filled in here.
+Result<std::vector<std::vector<Cell>>> evaluate_on_cluster(const std::vector<Task>& tasks,
+                                                           const std::vector<Platform>& platforms,
+                                                           const PortabilityArgs& args, const EvalOptions& options,
+                                                           const ClusterArgs& cluster) {
+  std::vector<std::vector<Cell>> cells(tasks.size(), std::vector<Cell>(platforms.size()));
+  std::vector<jobs::JobRequest> requests;
+  std::vector<std::pair<size_t, size_t>> where;  // request -> (task, platform)
+  for (size_t t = 0; t < tasks.size(); ++t)
+    for (size_t p = 0; p < platforms.size(); ++p) {
+      auto source = cell_source(tasks[t], platforms[p], args);
+      if (!source) {
+        cells[t][p] = no_kernel_cell(platforms[p]);
+        continue;
+      }
+      jobs::JobRequest r;
+      r.key = jobs::sanitize_job_key("portability-" + tasks[t].id + "-" + platforms[p].name);
+      r.kind = jobs::JobKind::Evaluate;
+      r.task = tasks[t].id;
+      r.platform = platforms[p].name;
+      r.source = *source;
+      r.options = options;
+      requests.push_back(std::move(r));
+      where.emplace_back(t, p);
+    }
+  auto on_reply = [&](size_t i, const jobs::JobReply& reply) {
+    const auto [t, p] = where[i];
+    Cell cell;
+    if (reply.completed) {
+      Verdict v;
+      from_json(reply.payload, v);
+      cell = cell_from_verdict(platforms[p], v, args);
+    } else {
+      cell.platform = platforms[p].name;
+      cell.status = "fail";
+      cell.detail = "infra-error: the evaluation job did not complete: " + reply.error;
+    }
+    cell.where = placement_text(reply);
+    cell.placement = placement_json(reply);
+    cells[t][p] = std::move(cell);
+  };
+  if (auto s = run_on_cluster(std::move(requests), cluster, "portability", on_reply); !s) return s.error();
+  return cells;
 }
 
 std::string cell_text(const Cell& c, const Platform& p) {
@@ -164,7 +225,12 @@ void add_portability_commands(CLI::App& app, int& exit_code) {
   cmd->add_option("--seeds", args->seeds, "input seeds per correctness case")->capture_default_str();
   cmd->add_option("--time-budget", args->time_budget, "seconds of timed iterations per performance case")->capture_default_str();
   cmd->add_option("--check-timeout", args->check_timeout, "seconds allowed per correctness run")->capture_default_str();
-  cmd->callback([args, &exit_code] {
+  auto cluster = std::make_shared<ClusterArgs>();
+  add_cluster_options(cmd, *cluster);
+  cmd->callback([=, &exit_code] {
+    const auto cluster_args = cluster_for_command(*cluster, exit_code);
+    if (!cluster_args) return;
+    const bool on_cluster = cluster_args->slurm();
     std::vector<Platform> platforms;
     for (const auto& name : split_commas(args->platforms)) {
       auto p = load_platform(name);
@@ -173,8 +239,9 @@ void add_portability_commands(CLI::App& app, int& exit_code) {
         exit_code = kExitUsage;
         return;
       }
+      // On a cluster the nodes have the platforms; each job says so when one does not.
       auto available = check_availability(*p);
-      if (!available.available) {
+      if (!available.available && !on_cluster) {
         if (args->skip_unavailable) {
           std::cerr << "warning: platform " << name << " left out: " << available.reason << "\n";
           continue;
@@ -212,14 +279,27 @@ void add_portability_commands(CLI::App& app, int& exit_code) {
       for (const auto& p : platforms) std::printf(" %-18s", p.name.c_str());
       std::printf(" %10s  %s\n", "perf-port", "correct on");
     }
+    std::vector<std::vector<Cell>> cluster_cells;
+    if (on_cluster) {
+      auto cells = evaluate_on_cluster(tasks, platforms, *args, options, *cluster_args);
+      if (!cells) {
+        std::cerr << "error: " << cells.error().message << "\n";
+        exit_code = cells.error().code.rfind("config.", 0) == 0 ? kExitUsage : kExitInfrastructure;
+        return;
+      }
+      cluster_cells = std::move(cells.value());
+    }
     json rows = json::array();
     int correct_everywhere = 0;
     double pp_sum = 0;
     int pp_count = 0;
     bool any_failure = false;
-    for (const auto& task : tasks) {
+    for (size_t ti = 0; ti < tasks.size(); ++ti) {
+      const Task& task = tasks[ti];
       std::vector<Cell> cells;
-      for (const auto& p : platforms) cells.push_back(evaluate_cell(task, p, *args, options));
+      if (on_cluster) cells = cluster_cells[ti];
+      else
+        for (const auto& p : platforms) cells.push_back(evaluate_cell(task, p, *args, options));
       std::vector<PlatformOutcome> outcomes;
       for (const auto& c : cells) outcomes.push_back({c.passed, c.efficiency});
       auto pp = performance_portability(outcomes);
@@ -241,6 +321,7 @@ void add_portability_commands(CLI::App& app, int& exit_code) {
           j["roofline_fraction"] = c.roofline ? json(*c.roofline) : json(nullptr);
           j["efficiency"] = c.efficiency ? json(*c.efficiency) : json(nullptr);
           if (!c.detail.empty()) j["detail"] = c.detail;
+          if (!c.placement.is_null()) j["placement"] = c.placement;
           per[c.platform] = j;
         }
         rows.push_back({{"task", task.id}, {"platforms", per}, {"correct_on", correct_on},
@@ -255,6 +336,8 @@ void add_portability_commands(CLI::App& app, int& exit_code) {
       for (const auto& c : cells)
         if (!c.detail.empty() && c.status != "no-kernel")
           std::printf("    %s: %s\n", c.platform.c_str(), c.detail.substr(0, 200).c_str());
+      for (const auto& c : cells)
+        if (!c.where.empty()) std::printf("    %s ran on %s\n", c.platform.c_str(), c.where.c_str());
       std::fflush(stdout);
     }
     const double solved_rate = static_cast<double>(correct_everywhere) / static_cast<double>(tasks.size());

@@ -1,21 +1,49 @@
 // main() of the prebuilt CPU baseline runner: the same protocol and timing
-// loop as candidates, with the implementation taken from the baseline registry.
+// loop as candidates, with the implementation taken from the baseline
+// registry, or for an ATen task without a file of its own, its operator
+// called through libtorch's dispatcher.
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "cpu_device.h"
+#include "kgb/wire.h"
 #include "kgb_baseline.h"
 #ifdef KGB_HAVE_TORCH
 #include <ATen/Parallel.h>
+
+#include "aten_dispatch.h"
 #endif
 
-static const char* g_kind = "none";
+namespace {
 
-extern "C" kgb_invoke_fn kgb_runner_resolve(const char* task_id) {
-  const kgb::BaselineEntry* entry = kgb::find_baseline(task_id);
-  if (!entry) return nullptr;
-  g_kind = entry->kind;
-  return entry->invoke;
+const char* g_kind = "none";
+
+#ifdef KGB_HAVE_TORCH
+int aten_through_dispatcher(const kgb_arg* args, int32_t nargs, kgb_stream) {
+  const kgb::wire::EntrySignature* entry = kgb::runner::current_entry();
+  if (!entry) return KGB_ERR_INVALID;
+  auto r = kgb::aten_dispatch::call_operator(*entry, args, nargs, at::Device(at::kCPU));
+  if (r.status != KGB_OK) std::fprintf(stderr, "kgb-baseline-cpu: %s: %s\n", entry->key.c_str(), r.message.c_str());
+  return r.status;
+}
+#endif
+
+}  // namespace
+
+extern "C" kgb_invoke_fn kgb_runner_resolve(const char* key) {
+  if (const kgb::BaselineEntry* entry = kgb::find_baseline(key)) {
+    g_kind = entry->kind;
+    return entry->invoke;
+  }
+#ifdef KGB_HAVE_TORCH
+  const kgb::wire::EntrySignature* signature = kgb::runner::entry_signature(key);
+  if (signature && signature->upstream_name.rfind("aten::", 0) == 0) {
+    g_kind = "aten";
+    return aten_through_dispatcher;
+  }
+#endif
+  return nullptr;
 }
 
 int main() {

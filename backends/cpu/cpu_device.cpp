@@ -76,10 +76,10 @@ void CpuDevice::idle() {
   if (omp_pause_resource_all) omp_pause_resource_all(kPauseSoft);
 }
 
-double CpuDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+double CpuDevice::timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status,
                              double& host_us) {
   auto t0 = std::chrono::steady_clock::now();
-  status = fn(tensors, scalars, nullptr);
+  status = fn(args, nargs, nullptr);
   auto t1 = std::chrono::steady_clock::now();
   host_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
   return host_us;

@@ -22,7 +22,7 @@ class CpuDevice final : public Device {
   void synchronize() override {}
   void flush_cache(int64_t bytes) override;
   void idle() override;
-  double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+  double timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status,
                     double& host_us) override;
 
  private:

@@ -129,25 +129,44 @@ void CudaDevice::release(void* p) {
   if (p) check(cudaFree(p), "cudaFree");
 }
 
+void* CudaDevice::allocate_host(size_t bytes) {
+  if (!error_.empty()) return nullptr;
+  void* p = nullptr;
+  cudaError_t e = cudaMallocHost(&p, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return check(e, "cudaMallocHost") ? p : nullptr;
+}
+
+void CudaDevice::release_host(void* p) {
+  if (p) check(cudaFreeHost(p), "cudaFreeHost");
+}
+
 void CudaDevice::upload(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || !error_.empty()) return;
+  InternalLaunchScope internal;  // the runner's transfers are not the candidate's device work
   if (check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync(upload)"))
     check(cudaStreamSynchronize(stream_), "upload");
 }
 
 void CudaDevice::download(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || !error_.empty()) return;
+  InternalLaunchScope internal;
   if (check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(download)"))
     check(cudaStreamSynchronize(stream_), "download");
 }
 
 void CudaDevice::copy(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || !error_.empty()) return;
+  InternalLaunchScope internal;
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync(device to device)");
 }
 
 void CudaDevice::fill(void* dst, uint8_t byte, size_t bytes) {
   if (bytes == 0 || !error_.empty()) return;
+  InternalLaunchScope internal;
   check(cudaMemsetAsync(dst, byte, bytes, stream_), "cudaMemsetAsync(fill)");
 }
 
@@ -188,7 +207,7 @@ void CudaDevice::flush_cache(int64_t bytes) {
   if (persisting_l2_) check(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
 }
 
-double CudaDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+double CudaDevice::timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status,
                               double& host_us) {
   using Clock = std::chrono::steady_clock;
   status = 0;
@@ -211,7 +230,7 @@ double CudaDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, cons
     return 0;
   }
   auto t0 = Clock::now();
-  status = fn(tensors, scalars, stream_);
+  status = fn(args, nargs, stream_);
   check(cudaGetLastError(), "a kernel launch of the candidate");
   check(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
   if (held) {
@@ -242,6 +261,7 @@ int64_t CudaDevice::take_launch_count() {
   }
   LaunchCounts c = counter_.take();
   last_library_launches_ = c.library;
+  last_copies_ = c.copies;
   return c.own;
 }
 

@@ -30,6 +30,8 @@ class CudaDevice final : public Device {
   std::string describe() const override;
   void* allocate(size_t bytes) override;
   void release(void* p) override;
+  void* allocate_host(size_t bytes) override;  // pinned (cudaMallocHost)
+  void release_host(void* p) override;
   void upload(void* device_dst, const void* host_src, size_t bytes) override;
   void download(void* host_dst, const void* device_src, size_t bytes) override;
   void copy(void* device_dst, const void* device_src, size_t bytes) override;
@@ -37,11 +39,13 @@ class CudaDevice final : public Device {
   kgb_stream stream() override { return static_cast<kgb_stream>(stream_); }
   void synchronize() override;
   void flush_cache(int64_t bytes) override;
-  double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+  double timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status,
                     double& host_us) override;
   std::string sticky_error() override { return error_; }
   int64_t take_launch_count() override;
   int64_t take_library_launch_count() override { return last_library_launches_; }
+  // Counted with the launches (take_launch_count); runtime and driver memcpy/memset.
+  int64_t take_copy_count() override { return counter_.active() ? last_copies_ : -1; }
 
   int ordinal() const { return ordinal_; }
 
@@ -65,6 +69,7 @@ class CudaDevice final : public Device {
   std::string description_;
   LaunchCounter counter_;
   int64_t last_library_launches_ = -1;
+  int64_t last_copies_ = -1;
 };
 
 }  // namespace kgb::runner::cuda

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <array>
+#include <tuple>
 #include <unordered_set>
 
 #include <cxxabi.h>
@@ -23,6 +25,13 @@ std::unordered_set<std::string>& own_names() {
 
 std::atomic<int64_t> g_own{0};
 std::atomic<int64_t> g_library{0};
+std::atomic<int64_t> g_copies{0};
+// Callback ids of the copy and fill calls (found by name at start-up: there
+// are dozens of variants, and CUDA releases add more).
+std::unordered_set<uint32_t>& copy_ids(CUpti_CallbackDomain domain) {
+  static std::unordered_set<uint32_t> runtime, driver;
+  return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime : driver;
+}
 std::atomic<int> g_internal{0};
 // Depth of runtime launch calls on this thread: the driver calls that the
 // runtime makes for them must not be counted a second time.
@@ -55,8 +64,28 @@ bool is_driver_graph(CUpti_CallbackId cbid) {
   return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
 }
 
+void count_copy() {
+  if (g_internal.load(std::memory_order_relaxed) > 0) return;
+  g_copies.fetch_add(1, std::memory_order_relaxed);
+  if (g_log) std::fprintf(stderr, "kgb cuda runner: copy or fill\n");
+}
+
 void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (copy_ids(domain).count(cbid)) {
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+      if (cb->callbackSite == CUPTI_API_ENTER) {
+        ++t_runtime_depth;
+        return;
+      }
+      --t_runtime_depth;
+      if (cb->functionReturnValue && *static_cast<const cudaError_t*>(cb->functionReturnValue) == cudaSuccess) count_copy();
+    } else if (cb->callbackSite == CUPTI_API_EXIT && t_runtime_depth == 0 && cb->functionReturnValue &&
+               *static_cast<const CUresult*>(cb->functionReturnValue) == CUDA_SUCCESS) {
+      count_copy();
+    }
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     if (cb->callbackSite == CUPTI_API_ENTER) {
       ++t_runtime_depth;
@@ -150,6 +179,21 @@ bool LaunchCounter::start(std::string& why) {
       return false;
     }
   }
+  // Copies and fills count as device work for tasks whose work is a copy
+  // (device_work: copy): every runtime and driver call named like one.
+  for (auto [domain, size, prefixes] : {std::tuple{CUPTI_CB_DOMAIN_RUNTIME_API, static_cast<uint32_t>(CUPTI_RUNTIME_TRACE_CBID_SIZE),
+                                                   std::array<const char*, 2>{"cudaMemcpy", "cudaMemset"}},
+                                        std::tuple{CUPTI_CB_DOMAIN_DRIVER_API, static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_SIZE),
+                                                   std::array<const char*, 2>{"cuMemcpy", "cuMemset"}}}) {
+    for (uint32_t id = 1; id < size; ++id) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || !name) continue;
+      bool copy = false;
+      for (const char* prefix : prefixes) copy = copy || std::strncmp(name, prefix, std::strlen(prefix)) == 0;
+      if (!copy) continue;
+      if (cuptiEnableCallback(1, subscriber, domain, id) == CUPTI_SUCCESS) copy_ids(domain).insert(id);
+    }
+  }
   subscriber_ = subscriber;
   active_ = true;
   take();
@@ -167,6 +211,7 @@ LaunchCounts LaunchCounter::take() {
   LaunchCounts c;
   c.own = g_own.exchange(0);
   c.library = g_library.exchange(0);
+  c.copies = g_copies.exchange(0);
   return c;
 }
 

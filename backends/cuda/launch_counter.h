@@ -22,6 +22,7 @@ namespace kgb::runner::cuda {
 struct LaunchCounts {
   int64_t own = 0;
   int64_t library = 0;
+  int64_t copies = 0;  // cudaMemcpy*/cudaMemset* and cuMemcpy*/cuMemset* calls that succeeded
 };
 
 // Called from the link-time wrapper of __cudaRegisterFunction (before main).

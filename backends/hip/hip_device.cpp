@@ -90,6 +90,20 @@ void HipDevice::release(void* p) {
   if (p) check(hipFree(p), "hipFree");
 }
 
+void* HipDevice::allocate_host(size_t bytes) {
+  void* p = nullptr;
+  hipError_t e = hipHostMalloc(&p, bytes, hipHostMallocDefault);
+  if (e == hipErrorOutOfMemory) {
+    (void)hipGetLastError();
+    return nullptr;
+  }
+  return check(e, "hipHostMalloc") ? p : nullptr;
+}
+
+void HipDevice::release_host(void* p) {
+  if (p) check(hipHostFree(p), "hipHostFree");
+}
+
 void HipDevice::upload(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || !error_.empty()) return;
   if (check(hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, stream_), "hipMemcpyAsync(upload)"))
@@ -137,7 +151,7 @@ void HipDevice::flush_cache(int64_t bytes) {
   check(hipMemsetAsync(flush_buffer_, flush_round_, flush_bytes_, stream_), "hipMemsetAsync(L2 flush)");
 }
 
-double HipDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+double HipDevice::timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status,
                              double& host_us) {
   using Clock = std::chrono::steady_clock;
   status = 0;
@@ -147,7 +161,7 @@ double HipDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const
     return 0;
   }
   auto t0 = Clock::now();
-  status = fn(tensors, scalars, stream_);
+  status = fn(args, nargs, stream_);
   check(hipGetLastError(), "a kernel launch of the candidate");
   check(hipEventRecord(stop_, stream_), "hipEventRecord(stop)");
   check(hipDeviceSynchronize(), "the kernel (device synchronise after a timed call)");

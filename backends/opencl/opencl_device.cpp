@@ -76,6 +76,7 @@ OpenClDevice::OpenClDevice() {
 OpenClDevice::~OpenClDevice() {
   if (context_.queue) clFinish(context_.queue);
   for (auto& [key, k] : context_.kernels) clReleaseKernel(k);
+  for (auto& [key, m] : context_.list_offsets) clReleaseMemObject(m);
   for (auto& [key, entry] : context_.programs)
     if (entry.program) clReleaseProgram(entry.program);
   for (const auto& a : buffers_.all()) {
@@ -201,14 +202,13 @@ bool profile(cl_event e, cl_ulong& start, cl_ulong& end) {
 
 }  // namespace
 
-double OpenClDevice::timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars,
-                                int& status, double& host_us) {
+double OpenClDevice::timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status, double& host_us) {
   auto& log = opencl::enqueue_log();
   cl_event before = nullptr, after = nullptr;
   clEnqueueMarkerWithWaitList(context_.queue, 0, nullptr, &before);
   log.start_recording();
   auto t0 = std::chrono::steady_clock::now();
-  status = fn(tensors, scalars, &context_);
+  status = fn(args, nargs, &context_);
   std::vector<cl_event> events = log.stop_recording();
   clEnqueueMarkerWithWaitList(context_.queue, 0, nullptr, &after);
   cl_int err = clFinish(context_.queue);
@@ -272,5 +272,6 @@ std::string OpenClDevice::sticky_error() {
 }
 
 int64_t OpenClDevice::take_launch_count() { return opencl::enqueue_log().take_kernel_count(); }
+int64_t OpenClDevice::take_copy_count() { return opencl::enqueue_log().take_copy_count(); }
 
 }  // namespace kgb::runner

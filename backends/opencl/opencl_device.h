@@ -32,10 +32,14 @@ class OpenClDevice final : public Device {
   kgb_stream stream() override { return &context_; }
   void synchronize() override;
   void flush_cache(int64_t bytes) override;
-  double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
+  double timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status,
                     double& host_us) override;
   std::string sticky_error() override;
   int64_t take_launch_count() override;
+  int64_t take_copy_count() override;
+  // OpenCL kernels take a list as one buffer and an offsets buffer
+  // (kgb_cl_tensor_list_buffers), never an array of pointers.
+  void* make_pointer_array(void* const*, size_t) override { return nullptr; }
 
  private:
   bool locate(const void* p, opencl::Allocation& a, size_t& offset, const char* what);

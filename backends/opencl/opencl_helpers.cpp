@@ -1,4 +1,5 @@
 // The kgb_cl_* helpers a candidate's launcher calls (see kgb_opencl.h).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -113,6 +114,36 @@ cl_int kgb_cl_tensor_buffer(kgb_stream stream, const kgb_tensor* t, cl_mem* buff
   if (size <= 0 || byte_offset % static_cast<size_t>(size) != 0) return CL_INVALID_VALUE;
   *buffer = a.buffer;
   if (offset_elements) *offset_elements = static_cast<cl_long>(byte_offset / static_cast<size_t>(size));
+  return CL_SUCCESS;
+}
+
+cl_int kgb_cl_tensor_list_buffers(kgb_stream stream, const kgb_tensor_list* list, cl_mem* storage, cl_mem* offsets) {
+  if (!stream || !list || !storage || !offsets || list->count < 0) return CL_INVALID_VALUE;
+  kgb_cl_context* ctx = as_context(stream);
+  std::vector<cl_long> element_offsets(static_cast<size_t>(std::max<int64_t>(list->count, 1)), -1);
+  cl_mem buffer = nullptr;
+  for (int64_t i = 0; i < list->count; ++i) {
+    const kgb_tensor* item = list->items[i];
+    if (!item) continue;
+    cl_mem b = nullptr;
+    cl_long offset = 0;
+    if (cl_int err = kgb_cl_tensor_buffer(stream, item, &b, &offset); err != CL_SUCCESS) return err;
+    if (buffer && b != buffer) return CL_INVALID_MEM_OBJECT;  // the items of a list share one allocation
+    buffer = b;
+    element_offsets[static_cast<size_t>(i)] = offset;
+  }
+  std::lock_guard lock(ctx->mutex);
+  auto it = ctx->list_offsets.find(element_offsets);
+  if (it == ctx->list_offsets.end()) {
+    cl_int err = CL_SUCCESS;
+    // Created with the host data: no command is enqueued on the harness queue.
+    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, element_offsets.size() * sizeof(cl_long),
+                              element_offsets.data(), &err);
+    if (!m) return err;
+    it = ctx->list_offsets.emplace(element_offsets, m).first;
+  }
+  *storage = buffer;
+  *offsets = it->second;
   return CL_SUCCESS;
 }
 

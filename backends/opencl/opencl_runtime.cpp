@@ -1,7 +1,10 @@
 #include "opencl_runtime.h"
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
+
+#include "kgb_half.h"
 
 namespace kgb::opencl {
 
@@ -56,6 +59,11 @@ int64_t EnqueueLog::take_kernel_count() {
   return std::exchange(kernels_, 0);
 }
 
+int64_t EnqueueLog::take_copy_count() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(copies_, 0);
+}
+
 cl_event* EnqueueLog::before(cl_event* user_event, cl_event* local_slot) {
   std::lock_guard lock(mutex_);
   if (user_event) return user_event;
@@ -66,6 +74,7 @@ void EnqueueLog::after(cl_int status, bool is_kernel, cl_event* user_event, cl_e
   std::lock_guard lock(mutex_);
   if (status != CL_SUCCESS) return;
   if (is_kernel) ++kernels_;
+  else ++copies_;
   if (!recording_ || !slot || !*slot) return;
   // The caller keeps its own reference to an event it asked for.
   if (user_event) clRetainEvent(*slot);
@@ -109,7 +118,12 @@ std::string format_build_log(const std::string& log, const std::string& source, 
   // the severity first: "error: file:line:col: message".
   static const std::regex diag(R"(^(.*?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$)");
   static const std::regex severity_first(R"(^(fatal error|error|warning|note): (.*?):(\d+):(\d+): (.*)$)");
-  ProgramPlace place = locate(source, launcher_text);
+  // A program that starts with kgb_half.h's OpenCL helpers is found in the
+  // launcher by the text after them; diagnostics inside them name kgb_half.h.
+  const std::string_view helpers = KGB_CL_HALF_SOURCE;
+  const bool has_helpers = source.starts_with(helpers);
+  const int helper_lines = has_helpers ? static_cast<int>(std::count(helpers.begin(), helpers.end(), '\n')) : 0;
+  ProgramPlace place = locate(has_helpers ? source.substr(helpers.size()) : source, launcher_text);
   std::istringstream in(log);
   std::ostringstream out;
   std::string line;
@@ -136,6 +150,11 @@ std::string format_build_log(const std::string& log, const std::string& source, 
     }
     if (located) {
       any_error = any_error || severity == "error" || severity == "fatal error";
+      if (l <= helper_lines) {
+        out << "kgb_half.h:" << l << ":" << c << ": " << severity << ": " << message << " (in KGB_CL_HALF_SOURCE)\n";
+        continue;
+      }
+      l -= helper_lines;
       if (place.found) {
         c = l == 1 ? place.column + c - 1 : c;
         l = place.line + l - 1;

@@ -53,6 +53,8 @@ class EnqueueLog {
   // Stops recording and hands over the events kept (the caller releases them).
   std::vector<cl_event> stop_recording();
   int64_t take_kernel_count();
+  // Buffer reads, writes, copies and fills since the last take.
+  int64_t take_copy_count();
   // Called by the interposers around each enqueue. `user_event` is the
   // caller's event pointer (may be null); returns the slot to pass on.
   cl_event* before(cl_event* user_event, cl_event* local_slot);
@@ -62,6 +64,7 @@ class EnqueueLog {
   std::mutex mutex_;
   bool recording_ = false;
   int64_t kernels_ = 0;
+  int64_t copies_ = 0;
   std::vector<cl_event> events_;
 };
 
@@ -89,5 +92,7 @@ struct kgb_cl_context {
   };
   std::map<std::pair<std::string, std::string>, ProgramEntry> programs;
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels;
+  // Offset buffers of tensor lists (kgb_cl_tensor_list_buffers), by content.
+  std::map<std::vector<cl_long>, cl_mem> list_offsets;
   std::mutex mutex;
 };

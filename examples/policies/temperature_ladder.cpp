@@ -1,7 +1,9 @@
 // A custom policy, registered from outside the loop library: fresh samples at
 // rising temperatures. Each rung starts from the task again (no conversation
-// history), with a one-line hint naming the previous rung's error. It stops at
-// the first correct kernel or when the ladder ends.
+// history), saying how many attempts came before ("[N earlier attempts ...
+// left out ...]", which the oracle counts) and, with a one-line hint, the
+// previous rung's error. It stops at the first correct kernel or when the
+// ladder ends.
 //
 // Parameters ([policy.temperature-ladder] in a config, --param on the command line):
 //   temperatures  the ladder, e.g. [0.0, 0.4, 0.8, 1.2]
@@ -22,10 +24,14 @@ class TemperatureLadder final : public Policy {
     if (!opening) co_return AttemptEnd{"prompt-error", {{"error", opening.error().message}}};
     const bool hint = params_.value("hint", true);
     std::string previous_error;
+    int rung = 0;
     for (const auto& t : params_["temperatures"]) {
       if (auto stop = ctx.budget_stop()) co_return AttemptEnd{stop->reason()};
       auto it = ctx.begin_iteration();
       std::vector<llm::Message> messages = opening.value();
+      if (rung > 0)
+        messages.back().content += "\n\n[" + std::to_string(rung) + " earlier attempts are left out of this conversation]";
+      ++rung;
       if (hint && !previous_error.empty())
         messages.back().content += "\n\nA previous attempt failed with: " + previous_error + ". Avoid that mistake.";
       llm::ChatRequest request = ctx.make_request(std::move(messages));

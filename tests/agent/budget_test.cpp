@@ -12,20 +12,17 @@ using namespace kgb::test;
 namespace {
 
 struct BudgetRun {
+  std::string store_file;
   agent::RunSummary summary;
   store::AttemptRecord attempt;
   std::vector<store::LlmCallRecord> calls;
 };
 
-// Refine over blas/saxpy with a model that never writes code and reports the
-// given usage on every call.
-BudgetRun run_with(const std::string& name, ScriptedUsage usage, const std::function<void(agent::RunConfig&)>& set,
-                   std::chrono::milliseconds delay = {}) {
-  ScriptedServer server([&](const RecordedRequest&, int) {
-    Reply r = openai_reply("I would rather talk about the weather.", "stop", usage);
-    r.delay = delay;
-    return r;
-  });
+// Refine over blas/saxpy with a model that never writes code and answers
+// the n-th call with `reply(n)`.
+BudgetRun run_replying(const std::string& name, const std::function<Reply(int)>& reply,
+                       const std::function<void(agent::RunConfig&)>& set) {
+  ScriptedServer server([&](const RecordedRequest&, int index) { return reply(index); });
   const std::string dir = fresh_dir("budget-" + name);
   agent::RunOptions o;
   o.config = scripted_config(dir + "/runs.db", "blas/saxpy", server.base_url());
@@ -33,6 +30,7 @@ BudgetRun run_with(const std::string& name, ScriptedUsage usage, const std::func
   o.config.policies["refine"] = {{"max_iterations", 50}, {"max_failed_fixes", 100}};
   set(o.config);
   BudgetRun r;
+  r.store_file = o.config.store;
   r.summary = run_to_end(o);
   auto db = store::RunStore::open(o.config.store);
   REQUIRE(db.ok());
@@ -40,6 +38,19 @@ BudgetRun run_with(const std::string& name, ScriptedUsage usage, const std::func
   for (const auto& it : (*db)->iterations(r.attempt.id))
     if (auto c = (*db)->find_llm_call(r.attempt.id, it.index, 0)) r.calls.push_back(*c);
   return r;
+}
+
+// The same, the reply reporting the given usage.
+BudgetRun run_with(const std::string& name, ScriptedUsage usage, const std::function<void(agent::RunConfig&)>& set,
+                   std::chrono::milliseconds delay = {}) {
+  return run_replying(
+      name,
+      [&](int) {
+        Reply r = openai_reply("I would rather talk about the weather.", "stop", usage);
+        r.delay = delay;
+        return r;
+      },
+      set);
 }
 
 }  // namespace
@@ -141,4 +152,55 @@ TEST_CASE("run budgets: a spent run budget stops the attempts in flight and skip
   CHECK(with_calls == 1);  // the first attempt spent the run's budget; the others stopped before any call
   CHECK(s.llm_calls == 2);
   CHECK(s.spend.total_tokens() == 4000);
+}
+
+TEST_CASE("usage a server leaves out (or reports as zeros) is estimated, marked, and stops a token budget") {
+  // mock-llm sends no usage at all; some gateways report 0 / 0.
+  for (const bool zeros : {false, true}) {
+    CAPTURE(zeros);
+    auto reply = [&](int) {
+      nlohmann::json body = {{"id", "x"},
+                             {"object", "chat.completion"},
+                             {"choices", {{{"index", 0},
+                                           {"message", {{"role", "assistant"}, {"content", std::string(400, 'w')}}},
+                                           {"finish_reason", "stop"}}}}};
+      if (zeros) body["usage"] = {{"prompt_tokens", 0}, {"completion_tokens", 0}, {"total_tokens", 0}};
+      return Reply::json(200, body.dump());
+    };
+    const BudgetRun r = run_replying(zeros ? "usage-zeros" : "usage-missing", reply,
+                                     [](agent::RunConfig& c) { c.attempt_budget.total_tokens = 8000; });
+    CHECK(r.attempt.stop_reason == "budget:total-tokens");
+    CHECK(r.attempt.iterations < 50);
+    for (const auto& call : r.calls) {
+      CHECK(call.usage_source == "estimated");
+      CHECK(call.usage_estimated);
+      CHECK(call.tokens.output == 100);  // 400 bytes a reply, 4 bytes a token
+    }
+    CHECK(r.calls.size() >= 2);
+    CHECK(r.attempt.tokens.output == 100 * static_cast<int64_t>(r.calls.size()));
+    CHECK(r.attempt.tokens.input > 0);
+    CHECK(r.attempt.tokens.input + r.attempt.tokens.output <= 8000);
+    auto db = store::RunStore::open(r.store_file);
+    REQUIRE(db.ok());
+    const auto totals = (*db)->totals(r.summary.run_id);
+    CHECK(totals.estimated_usage_calls == totals.llm_calls);
+    CHECK(totals.missing_usage_calls == 0);
+  }
+}
+
+TEST_CASE("usage as reported stays as reported; a failed call without usage is marked missing") {
+  auto reply = [](int index) {
+    if (index == 0) return Reply::json(500, R"({"error":{"message":"boom","type":"server_error"}})");
+    return openai_reply("no code here", "stop", {120, 30, 0, 0});
+  };
+  const BudgetRun r = run_replying("usage-sources", reply, [](agent::RunConfig& c) { c.policies["refine"]["max_iterations"] = 2; });
+  auto db = store::RunStore::open(r.store_file);
+  REQUIRE(db.ok());
+  std::vector<std::string> sources;
+  for (const auto& it : (*db)->iterations(r.attempt.id)) sources.push_back((*db)->find_llm_call(r.attempt.id, it.index, 0)->usage_source);
+  CHECK(sources == std::vector<std::string>{"missing", "reported"});
+  CHECK(r.attempt.tokens.input == 120);
+  const auto totals = (*db)->totals(r.summary.run_id);
+  CHECK(totals.missing_usage_calls == 1);
+  CHECK(totals.estimated_usage_calls == 0);
 }

@@ -2,6 +2,7 @@
 // totals and export.
 #include <doctest/doctest.h>
 
+#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -226,4 +227,62 @@ TEST_CASE("export: JSON lines with embedded JSON columns, CSV with quoting, unkn
   std::stringstream none;
   CHECK(!db->export_table("r", "passwords", ExportFormat::Jsonl, none).ok());
   CHECK(!db->export_table("nope", "attempts", ExportFormat::Jsonl, none).ok());
+}
+
+TEST_CASE("schema 2: usage sources are recorded; a schema-1 store is upgraded in place, a newer one refused") {
+  const std::string dir = temp_dir("kgb-store-schema");
+  const std::string file = dir + "/runs.db";
+  {
+    auto db = RunStore::open(file);
+    REQUIRE(db.ok());
+    REQUIRE((*db)->create_run(run_record("r")).ok());
+    auto a = (*db)->ensure_attempt("r", "blas/saxpy", 0);
+    REQUIRE(a.ok());
+    auto add = [&](int iteration, const std::string& status, const std::string& source, int64_t tokens) {
+      LlmCallRecord c;
+      c.run_id = "r";
+      c.attempt_id = *a;
+      c.iteration = iteration;
+      c.provider = "p";
+      c.model = "m";
+      auto id = (*db)->begin_llm_call(c);
+      REQUIRE(id.ok());
+      c.id = *id;
+      c.status = status;
+      c.usage_source = source;
+      c.usage_estimated = source == "estimated";
+      c.tokens.input = tokens;
+      REQUIRE((*db)->finish_llm_call(c).ok());
+    };
+    add(0, "done", "estimated", 100);
+    add(1, "done", "reported", 50);
+    add(2, "failed", "missing", 0);
+    CHECK((*db)->find_llm_call(*a, 0, 0)->usage_source == "estimated");
+    CHECK((*db)->find_llm_call(*a, 1, 0)->usage_source == "reported");
+    const auto t = (*db)->totals("r");
+    CHECK(t.estimated_usage_calls == 1);
+    CHECK(t.missing_usage_calls == 1);
+  }
+  // What a schema-1 store looks like: no usage_source column.
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw,
+                       "ALTER TABLE llm_calls DROP COLUMN usage_source;"
+                       "UPDATE meta SET value = '1' WHERE key = 'schema_version';",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  {
+    auto db = RunStore::open(file);
+    REQUIRE(db.ok());
+    auto a = (*db)->attempts("r").at(0).id;
+    CHECK((*db)->find_llm_call(a, 0, 0)->usage_source == "estimated");
+    CHECK((*db)->find_llm_call(a, 1, 0)->usage_source == "reported");
+    CHECK((*db)->totals("r").missing_usage_calls == 1);
+  }
+  REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "UPDATE meta SET value = '3' WHERE key = 'schema_version';", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  auto newer = RunStore::open(file);
+  REQUIRE_FALSE(newer.ok());
+  CHECK(newer.error().message.find("schema 3; this kgb reads schema 2") != std::string::npos);
 }

@@ -47,7 +47,8 @@ TEST_CASE("every dtype stores and loads through a host tensor") {
     x.set(2, -3);
     CHECK(x.get(0) == 1);
     CHECK(x.get(1) == 0);
-    CHECK(x.get(2) == (t == kgb::DType::Bool ? 1 : -3));
+    // bool keeps truth; u8 wraps modulo 256 as PyTorch's cast to uint8 does.
+    CHECK(x.get(2) == (t == kgb::DType::Bool ? 1 : t == kgb::DType::U8 ? 253 : -3));
     CHECK(kgb::parse_dtype(kgb::dtype_name(t)) == t);
     if (kgb::is_complex(t)) {
       x.set_complex(1, {2, -5});
@@ -156,7 +157,8 @@ TEST_CASE("to_doubles/from_doubles round trip on a strided view over many chunks
 TEST_CASE("wire: a job whose arrays live in the arena, and results copied out of it with bounds checked") {
   kgb::wire::Job job;
   kgb::wire::ParamDesc in, out;
-  in.is_tensor = out.is_tensor = true;
+  in.kind = out.kind = kgb::wire::ArgKind::Tensor;
+  out.tensor.returned = 1;
   in.tensor.dtype = out.tensor.dtype = static_cast<int32_t>(kgb::DType::F32);
   in.tensor.rank = out.tensor.rank = 1;
   in.tensor.sizes[0] = out.tensor.sizes[0] = 100;

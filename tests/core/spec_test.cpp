@@ -60,13 +60,13 @@ TEST_CASE("a valid spec loads with its entry point and declaration") {
 TEST_CASE("malformed specs name the field and what was expected") {
   CHECK(load_error("{ not json").find("not valid JSON") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("summary": "copy", )", "")).find("'summary': missing") != std::string::npos);
-  CHECK(load_error(replace(kValid, R"("tensor": "input")", R"("tensor": "sideways")")).find("'params[0].tensor': expected input|output|inout, found 'sideways'") != std::string::npos);
+  CHECK(load_error(replace(kValid, R"("tensor": "input")", R"("tensor": "sideways")")).find("'params[0].tensor': expected input|output|inout|view|scratch, found 'sideways'") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("dtype": "T", "shape": ["N"]})", R"("dtype": "f33", "shape": ["N"]})")).find("params[0].dtype") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("dims": {"N": 4})", R"("dims": {"N": -4})")).find("correctness[0].dims.N") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("dims": {"N": 4})", R"("layouts": {"y": {"kind": "transposed"}})")).find("no tensor parameter named 'y'") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("name": "out", "tensor": "output")", R"("name": "x", "tensor": "output")")).find("duplicate name 'x'") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("id": "demo/copy")", R"("id": "demo/other")")).find("does not match its folder") != std::string::npos);
-  CHECK(load_error(replace(kValid, R"("tensor": "output")", R"("tensor": "input")")).find("no output or inout tensor") != std::string::npos);
+  CHECK(load_error(replace(kValid, R"("tensor": "output")", R"("tensor": "input")")).find("no output, inout, view, scratch or scalar output") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("correctness": [{"name": "small", "dims": {"N": 4}}])", R"("correctness": [])")).find("at least one case") != std::string::npos);
   CHECK(load_error(replace(kValid, R"("shape": ["N"]},)", R"("shape": "N"},)")).find("params[0].shape") != std::string::npos);
 }

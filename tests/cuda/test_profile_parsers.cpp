@@ -118,14 +118,14 @@ TEST_CASE("replay request stream: hello, one check job per instance, bye") {
   REQUIRE(saxpy);
   std::vector<kgb::CaseInstance> instances;
   for (const auto& c : saxpy->correctness) {
-    auto inst = kgb::instantiate_case(*saxpy, c, kgb::DType::F32, 7);
+    auto inst = kgb::instantiate_case(*saxpy, c, kgb::case_dtypes(*saxpy, c).front(), 7);
     REQUIRE(inst);
     instances.push_back(std::move(*inst));
   }
   auto bytes = kgb::profile::replay_requests(*saxpy, instances, 0xA5);
   // Decode the frames back.
   size_t pos = 0, jobs = 0;
-  std::string hello_task;
+  kgb::wire::Hello hello_task;
   bool bye = false;
   while (pos < bytes.size()) {
     kgb::wire::FrameHeader h;
@@ -151,7 +151,7 @@ TEST_CASE("replay request stream: hello, one check job per instance, bye") {
     }
   }
   CHECK(pos == bytes.size());
-  CHECK(hello_task == "blas/saxpy");
+  CHECK(hello_task.task_id == "blas/saxpy");
   CHECK(jobs == instances.size());
   CHECK(bye);
 }

@@ -122,7 +122,7 @@ Fixture load_fixture(const std::filesystem::path& path) {
       if (auto parsed = parse_dtype(d)) f.task->dtypes.push_back(*parsed);
       else f.problems.push_back("unknown dtype " + d);
     }
-    f.task->type_variables = {"T"};
+    f.task->type_variables = {{"T", f.task->dtypes}};
     for (size_t start = 0; !banned.empty() && start <= banned.size();) {
       size_t bar = banned.find('|', start);
       if (bar == std::string::npos) bar = banned.size();

@@ -52,19 +52,28 @@ TEST_CASE("oracle answers through the evaluator: compile error, wrong result, pa
     CAPTURE(id);
     const kgb::Task task = load(id);
     OracleBrain brain(options, catalog);
-    const PromptFacts facts{id, "cpu-x86_64"};
+    // The n-th answer of a conversation: n - 1 earlier replies in the request.
+    auto answer = [&](int earlier) {
+      Query q;
+      q.turns.push_back({QueryTurn::Role::User, std::string("Task: ") + id + "\nPlatform: cpu-x86_64\n", {}, {}});
+      for (int i = 0; i < earlier; ++i) {
+        q.turns.push_back({QueryTurn::Role::Assistant, "an earlier kernel", {}, {}});
+        q.turns.push_back({QueryTurn::Role::User, "it failed", {}, {}});
+      }
+      return brain.reply(q);
+    };
 
-    AnswerPlan first = brain.answer("e2e", facts, true);
+    Reply first = answer(0);
     REQUIRE(first.fault == "compile_error");
     kgb::Verdict broken = kgb::evaluate(task, *platform, extract_code_block(first.text), check_only());
     CHECK_MESSAGE(broken.outcome == kgb::Outcome::CompileError, explain(broken));
 
-    AnswerPlan second = brain.answer("e2e", facts, true);
+    Reply second = answer(1);
     REQUIRE(second.fault == "wrong_result");
     kgb::Verdict wrong = kgb::evaluate(task, *platform, extract_code_block(second.text), check_only());
     CHECK_MESSAGE(wrong.outcome == kgb::Outcome::WrongResult, explain(wrong));
 
-    AnswerPlan third = brain.answer("e2e", facts, true);
+    Reply third = answer(2);
     REQUIRE(third.fault == "none");
     kgb::Verdict clean = kgb::evaluate(task, *platform, extract_code_block(third.text), check_only());
     CHECK_MESSAGE(clean.outcome == kgb::Outcome::Passed, explain(clean));

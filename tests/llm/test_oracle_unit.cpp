@@ -1,11 +1,14 @@
-// The oracle's decisions without sockets: prompt reading, code masking, the
-// two mutations, attempt counting and the seeded failure draws.
+// The oracle's decisions without sockets: prompt reading, the three request
+// dialects, code masking, the two mutations, attempts and agent steps decided
+// from the conversation, output limits and the seeded failure draws.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
 
+#include "kgb/oracle/brain.h"
 #include "kgb/oracle/mutate.h"
+#include "kgb/oracle/query.h"
 #include "kgb/oracle/prompt.h"
 #include "kgb/oracle/server.h"
 
@@ -143,49 +146,294 @@ TEST_CASE("mutate: wrong-result wrappers for CPU, CUDA and HIP; none for OpenCL"
   CHECK_FALSE(inject_wrong_result(no_output));
 }
 
-TEST_CASE("brain: attempts per session and task, faults in order, fallback noted") {
+Query kernel_query(const std::string& task, const std::string& platform, int earlier_replies = 0) {
+  Query q;
+  q.turns.push_back({QueryTurn::Role::User, "Write it.\nTask: " + task + "\nPlatform: " + platform + "\n", {}, {}});
+  for (int i = 0; i < earlier_replies; ++i) {
+    q.turns.push_back({QueryTurn::Role::Assistant, "```cpp\nint x;\n```", {}, {}});
+    q.turns.push_back({QueryTurn::Role::User, "It failed: fix it.", {}, {}});
+  }
+  return q;
+}
+
+std::shared_ptr<InMemoryCatalog> scale_catalog() {
   auto catalog = std::make_shared<InMemoryCatalog>();
   catalog->add(scale_target("cpu"));
   catalog->add(scale_target("opencl"));
+  return catalog;
+}
+
+TEST_CASE("brain: the attempt is the conversation's (earlier replies + 1), faults in order, fallback noted") {
   OracleOptions options;
   options.compile_error_attempts = 2;
   options.wrong_result_attempts = 1;
   options.reasoning = true;
-  OracleBrain brain(options, catalog);
-  PromptFacts cpu{"test/scale", "cpu-x86_64"};
+  OracleBrain brain(options, scale_catalog());
 
   std::vector<std::string> faults;
   for (int i = 0; i < 4; ++i) {
-    AnswerPlan plan = brain.answer("run-1", cpu, true);
-    CHECK(plan.known);
-    CHECK(plan.attempt == i + 1);
-    faults.push_back(plan.fault);
-    CHECK(plan.text.find("```cpp\n") != std::string::npos);
-    CHECK_FALSE(plan.reasoning.empty());
+    Reply r = brain.reply(kernel_query("test/scale", "cpu-x86_64", i));
+    CHECK(r.known);
+    CHECK(r.attempt == i + 1);
+    CHECK(r.action == "code");
+    CHECK(r.finish == Reply::Finish::Stop);
+    faults.push_back(r.fault);
+    CHECK(r.text.find("```cpp\n") != std::string::npos);
+    CHECK_FALSE(r.reasoning.empty());
   }
   CHECK(faults == std::vector<std::string>{"compile_error", "compile_error", "wrong_result", "none"});
-  CHECK(extract_code_block(brain.answer("run-1", cpu, true).text) == kSolution);
+  CHECK(extract_code_block(brain.reply(kernel_query("test/scale", "cpu-x86_64", 5)).text) == kSolution);
 
-  // Another session starts over; an uncommitted answer does not count.
-  CHECK(brain.answer("run-2", cpu, false).attempt == 1);
-  CHECK(brain.answer("run-2", cpu, true).attempt == 1);
-  CHECK(brain.answer("run-2", cpu, true).attempt == 2);
+  // No memory: the same request, asked again (or of another brain), gets the same answer.
+  OracleBrain other(options, scale_catalog());
+  for (int i = 0; i < 3; ++i) {
+    const Reply a = brain.reply(kernel_query("test/scale", "cpu-x86_64", i));
+    const Reply b = other.reply(kernel_query("test/scale", "cpu-x86_64", i));
+    CHECK(a.text == b.text);
+    CHECK(a.attempt == i + 1);
+  }
 
-  PromptFacts opencl{"test/scale", "opencl-x"};
-  AnswerPlan a1 = brain.answer("", opencl, true);
-  AnswerPlan a2 = brain.answer("", opencl, true);
-  AnswerPlan a3 = brain.answer("", opencl, true);
-  CHECK(a1.fault == "compile_error");
-  CHECK(a2.fault == "compile_error");
-  CHECK(a3.fault == "compile_error");
-  CHECK(a3.note.find("wrong result unavailable") != std::string::npos);
+  // Attempts dropped from a shortened conversation still count.
+  Query shortened = kernel_query("test/scale", "cpu-x86_64", 1);
+  shortened.turns.front().text += "\n\n[2 earlier attempts and their feedback are left out of this conversation]";
+  CHECK(brain.reply(shortened).attempt == 4);
+  CHECK(omitted_attempts("x\n [12 earlier attempts and their feedback are left out]\n") == 12);
+  CHECK(omitted_attempts("[left out] 3 earlier attempts") == 0);
 
-  AnswerPlan unknown = brain.answer("", {"test/nothing", "cpu-x86_64"}, true);
+  Reply o1 = brain.reply(kernel_query("test/scale", "opencl-x", 0));
+  Reply o3 = brain.reply(kernel_query("test/scale", "opencl-x", 2));
+  CHECK(o1.fault == "compile_error");
+  CHECK(o3.fault == "compile_error");
+  CHECK(o3.note.find("wrong result unavailable") != std::string::npos);
+
+  Reply unknown = brain.reply(kernel_query("test/nothing", "cpu-x86_64"));
   CHECK_FALSE(unknown.known);
   CHECK(unknown.text.find("```") == std::string::npos);
   CHECK(unknown.text.find("test/nothing") != std::string::npos);
-  CHECK_FALSE(brain.answer("", {"", ""}, true).known);
-  CHECK(brain.answer("", {"test/scale", ""}, true).text.find("no platform") != std::string::npos);
+  CHECK_FALSE(brain.reply(Query{}).known);
+  CHECK(brain.reply(kernel_query("test/scale", "")).text.find("no platform") != std::string::npos);
+}
+
+namespace {
+
+std::vector<QueryTool> agent_tools(std::vector<std::string> names) {
+  std::vector<QueryTool> tools;
+  for (auto& n : names)
+    tools.push_back({n, "", {{"type", "object"}, {"properties", {{"source", {{"type", "string"}}}}}, {"required", {"source"}}}});
+  return tools;
+}
+
+// What the harness would say about a draft: the tool result lines of kgb's tool agent.
+std::string tool_result(const std::string& tool, const std::string& source) {
+  const bool broken = source.find("kgb_validate_arguments") != std::string::npos;
+  const bool wrong = source.find("_oracle_impl") != std::string::npos;
+  std::string outcome = tool == "lint" ? "clean" : tool == "compile" ? "compiled" : "passed";
+  if (broken) outcome = tool == "lint" ? "parse-errors" : "compile-error";
+  else if (wrong && tool != "lint" && tool != "compile") outcome = "wrong-result";
+  return "tool: " + tool + "\noutcome: " + outcome + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("brain: with the agent's tools it lints, compiles, runs, profiles and submits, fixing each failure") {
+  OracleOptions options;
+  options.compile_error_attempts = 1;
+  options.wrong_result_attempts = 1;
+  OracleBrain brain(options, scale_catalog());
+  Query q = kernel_query("test/scale", "cpu-x86_64");
+  q.tools = agent_tools({"submit", "profile", "run", "compile", "lint"});  // offered in any order
+  std::vector<std::string> steps;
+  for (int turn = 0; turn < 12; ++turn) {
+    Reply r = brain.reply(q);
+    if (r.calls.empty()) {
+      CHECK(r.action == "done");
+      CHECK(r.finish == Reply::Finish::Stop);
+      break;
+    }
+    REQUIRE(r.calls.size() == 1);
+    CHECK(r.finish == Reply::Finish::ToolCalls);
+    const ReplyCall& call = r.calls.front();
+    CHECK(call.complete);
+    const auto args = nlohmann::json::parse(call.arguments);
+    const std::string source = args.at("source");
+    steps.push_back(call.name + "#" + std::to_string(r.attempt) + ":" + r.fault);
+    q.turns.push_back({QueryTurn::Role::Assistant, r.text, {{call.id, call.name, call.arguments}}, {}});
+    q.turns.push_back({QueryTurn::Role::Tool, tool_result(call.name, source), {}, call.id});
+  }
+  CHECK(steps == std::vector<std::string>{"lint#1:compile_error", "lint#2:wrong_result", "compile#2:wrong_result",
+                                          "run#2:wrong_result", "run#3:none", "profile#3:none", "submit#3:none"});
+
+  // Only some tools offered: the order is kept, the rest skipped; a named tool is obeyed.
+  Query few = kernel_query("test/scale", "cpu-x86_64");
+  few.tools = agent_tools({"run", "submit"});
+  CHECK(brain.reply(few).calls.at(0).name == "run");
+  few.tool_choice = {ToolDemand::Mode::Named, "submit"};
+  CHECK(brain.reply(few).calls.at(0).name == "submit");
+  few.tool_choice = {ToolDemand::Mode::None, ""};
+  Reply prose = brain.reply(few);
+  CHECK(prose.calls.empty());
+  CHECK(prose.action == "code");
+
+  // A result without an outcome line: the oracle trusts its own plan.
+  Query silent = kernel_query("test/scale", "cpu-x86_64");
+  silent.tools = agent_tools({"compile", "run"});
+  Reply first = brain.reply(silent);
+  silent.turns.push_back({QueryTurn::Role::Assistant, "", {{first.calls[0].id, "compile", first.calls[0].arguments}}, {}});
+  silent.turns.push_back({QueryTurn::Role::Tool, "the compiler said something", {}, first.calls[0].id});
+  Reply second = brain.reply(silent);
+  CHECK(second.attempt == 2);  // the compile error was expected to fail
+  CHECK(second.calls.at(0).name == "compile");
+}
+
+TEST_CASE("brain: unknown tools get schema-made arguments when a call is required, prose otherwise") {
+  OracleBrain brain(OracleOptions{}, scale_catalog());
+  Query q;
+  q.turns.push_back({QueryTurn::Role::User, "What is the weather in Paris?", {}, {}});
+  q.tools.push_back({"get_weather", "weather of a city",
+                     {{"type", "object"},
+                      {"properties", {{"city", {{"type", "string"}}}, {"days", {{"type", "integer"}, {"minimum", 3}}},
+                                      {"unit", {{"type", "string"}, {"enum", {"celsius", "kelvin"}}}},
+                                      {"detail", {{"type", "object"}, {"properties", {{"hourly", {{"type", "boolean"}}}}}, {"required", {"hourly"}}}}}},
+                      {"required", {"city", "days", "unit", "detail"}}}});
+  Reply plain = brain.reply(q);
+  CHECK(plain.calls.empty());
+  q.tool_choice.mode = ToolDemand::Mode::Required;
+  Reply called = brain.reply(q);
+  REQUIRE(called.calls.size() == 1);
+  CHECK(called.finish == Reply::Finish::ToolCalls);
+  CHECK(called.calls[0].name == "get_weather");
+  CHECK(called.calls[0].id == "call_oracle_0_0");
+  CHECK(nlohmann::json::parse(called.calls[0].arguments) ==
+        nlohmann::json{{"city", "oracle"}, {"days", 3}, {"unit", "celsius"}, {"detail", {{"hourly", true}}}});
+  q.turns.push_back({QueryTurn::Role::Assistant, "", {{"call_oracle_0_0", "get_weather", called.calls[0].arguments}}, {}});
+  q.turns.push_back({QueryTurn::Role::Tool, "sunny, 21 C", {}, "call_oracle_0_0"});
+  q.tool_choice.mode = ToolDemand::Mode::Auto;
+  Reply summary = brain.reply(q);
+  CHECK(summary.calls.empty());
+  CHECK(summary.text.find("sunny, 21 C") != std::string::npos);
+  q.dialect = Dialect::Anthropic;
+  q.tool_choice = {ToolDemand::Mode::Named, "get_weather"};
+  CHECK(brain.reply(q).calls.at(0).id == "toolu_oracle_1_0");
+}
+
+TEST_CASE("brain: max_tokens cuts reasoning, text and call arguments; stop sequences end the text") {
+  OracleOptions options;
+  options.reasoning = true;
+  OracleBrain brain(options, scale_catalog());
+  Query q = kernel_query("test/scale", "cpu-x86_64");
+  const Reply whole = brain.reply(q);
+  REQUIRE(whole.completion_tokens > 20);
+
+  q.max_tokens = 10;
+  Reply cut = brain.reply(q);
+  CHECK(cut.finish == Reply::Finish::Length);
+  CHECK(cut.completion_tokens == 10);
+  CHECK(cut.reasoning.size() + cut.text.size() <= 40);
+  CHECK(whole.reasoning.starts_with(cut.reasoning));
+
+  q.max_tokens = whole.completion_tokens;  // exactly enough: nothing is cut
+  CHECK(brain.reply(q).finish == Reply::Finish::Stop);
+
+  Query tools = kernel_query("test/scale", "cpu-x86_64");
+  tools.tools = agent_tools({"compile"});
+  const Reply call = brain.reply(tools);
+  tools.max_tokens = estimate_tokens(call.reasoning) + estimate_tokens(call.text) + 20;
+  Reply half = brain.reply(tools);
+  CHECK(half.finish == Reply::Finish::Length);
+  REQUIRE(half.calls.size() == 1);
+  CHECK_FALSE(half.calls[0].complete);
+  CHECK(call.calls[0].arguments.starts_with(half.calls[0].arguments));
+  CHECK(nlohmann::json::parse(half.calls[0].arguments, nullptr, false).is_discarded());
+
+  Query stopped = kernel_query("test/scale", "cpu-x86_64");
+  stopped.stop = {"never there", "```"};
+  Reply s = brain.reply(stopped);
+  CHECK(s.finish == Reply::Finish::StopSequence);
+  CHECK(s.stop_sequence == "```");
+  CHECK(s.text.find("```") == std::string::npos);
+  CHECK(whole.text.starts_with(s.text));
+}
+
+TEST_CASE("query: the three dialects read into one form; bad requests name the field") {
+  using nlohmann::json;
+  auto chat = parse_query(Dialect::OpenAIChat, json::parse(R"({
+    "model": "m", "n": 2, "stop": "END", "max_completion_tokens": 50, "stream": true,
+    "stream_options": {"include_usage": true}, "user": "u1",
+    "messages": [
+      {"role": "developer", "content": "be brief"},
+      {"role": "user", "content": [{"type": "text", "text": "Task: a/b"}, {"type": "image_url"}]},
+      {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+        "function": {"name": "run", "arguments": "{\"source\": \"x\"}"}}]},
+      {"role": "tool", "tool_call_id": "c1", "content": "outcome: passed"}],
+    "tools": [{"type": "function", "function": {"name": "run", "parameters": {"type": "object"}}}],
+    "tool_choice": {"type": "function", "function": {"name": "run"}}})"));
+  REQUIRE(chat);
+  CHECK(chat->model == "m");
+  CHECK(chat->system == "be brief");
+  CHECK(chat->choices == 2);
+  CHECK(chat->stop == std::vector<std::string>{"END"});
+  CHECK(chat->max_tokens == 50);
+  CHECK(chat->include_usage);
+  CHECK(chat->user == "u1");
+  REQUIRE(chat->turns.size() == 3);
+  CHECK(chat->turns[0].text == "Task: a/b");
+  CHECK(chat->turns[1].calls.at(0).arguments == "{\"source\": \"x\"}");
+  CHECK(chat->turns[2].call_id == "c1");
+  CHECK(chat->tool_choice.mode == ToolDemand::Mode::Named);
+
+  auto anthropic = parse_query(Dialect::Anthropic, json::parse(R"({
+    "model": "m", "max_tokens": 64, "system": [{"type": "text", "text": "sys"}], "stop_sequences": ["S"],
+    "metadata": {"user_id": "u2"}, "tool_choice": {"type": "any"},
+    "tools": [{"name": "lint", "input_schema": {"type": "object"}}, {"type": "web_search_20250305", "name": "web_search"}],
+    "messages": [
+      {"role": "user", "content": "Task: a/b"},
+      {"role": "assistant", "content": [{"type": "text", "text": "checking"},
+        {"type": "tool_use", "id": "t1", "name": "lint", "input": {"source": "x"}}]},
+      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "ok"}]},
+                                   {"type": "text", "text": "go on"}]}]})"));
+  REQUIRE(anthropic);
+  CHECK(anthropic->system == "sys");
+  CHECK(anthropic->max_tokens == 64);
+  CHECK(anthropic->tools.size() == 1);
+  CHECK(anthropic->tool_choice.mode == ToolDemand::Mode::Required);
+  REQUIRE(anthropic->turns.size() == 4);
+  CHECK(anthropic->turns[1].calls.at(0).arguments == R"({"source":"x"})");
+  CHECK(anthropic->turns[2].role == QueryTurn::Role::Tool);
+  CHECK(anthropic->turns[2].text == "ok");
+  CHECK(anthropic->turns[3].text == "go on");
+
+  auto responses = parse_query(Dialect::OpenAIResponses, json::parse(R"({
+    "model": "m", "instructions": "sys", "max_output_tokens": 30, "tool_choice": {"type": "function", "name": "f"},
+    "tools": [{"type": "function", "name": "f", "parameters": null}, {"type": "web_search"}],
+    "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+              {"type": "function_call", "call_id": "c9", "name": "f", "arguments": "{}"},
+              {"type": "function_call_output", "call_id": "c9", "output": "done"}]})"));
+  REQUIRE(responses);
+  CHECK(responses->system == "sys");
+  CHECK(responses->max_tokens == 30);
+  CHECK(responses->tools.size() == 1);
+  REQUIRE(responses->turns.size() == 3);
+  CHECK(responses->turns[1].calls.at(0).id == "c9");
+  CHECK(responses->turns[2].text == "done");
+  CHECK(parse_query(Dialect::OpenAIResponses, json{{"input", "plain"}})->turns.at(0).text == "plain");
+
+  auto message_of = [](Dialect d, const char* body) {
+    auto q = parse_query(d, json::parse(body));
+    REQUIRE_FALSE(q);
+    CHECK(q.error().code == "oracle.bad-request");
+    return q.error().message;
+  };
+  CHECK(message_of(Dialect::OpenAIChat, R"({"messages": "x"})").find("messages") != std::string::npos);
+  CHECK(message_of(Dialect::OpenAIChat, R"({"messages": [{"role": "robot"}]})").find("robot") != std::string::npos);
+  CHECK(message_of(Dialect::OpenAIChat, R"({"messages": [{"role": "user"}], "max_tokens": 0})").find("max_tokens") != std::string::npos);
+  CHECK(message_of(Dialect::OpenAIChat, R"({"messages": [{"role": "user"}], "n": 500})").find("n:") != std::string::npos);
+  CHECK(message_of(Dialect::OpenAIChat, R"({"messages": [{"role": "user"}], "tool_choice": "sometimes"})").find("tool_choice") != std::string::npos);
+  CHECK(message_of(Dialect::OpenAIChat, R"({"messages": [{"role": "user"}], "tools": [{"type": "function"}]})").find("tools") != std::string::npos);
+  CHECK(message_of(Dialect::OpenAIChat, R"({"messages": [{"role": "user"}], "tool_choice": {"type": "function", "function": {"name": "x"}}})")
+            .find("'x'") != std::string::npos);
+  CHECK(message_of(Dialect::Anthropic, R"({"messages": []})") == "max_tokens: Field required");
+  CHECK(message_of(Dialect::Anthropic, R"({"max_tokens": 5, "messages": [{"role": "system", "content": "x"}]})").find("role") != std::string::npos);
+  CHECK(message_of(Dialect::OpenAIResponses, R"({"model": "m"})").find("input") != std::string::npos);
 }
 
 TEST_CASE("brain: failure draws are seeded, per body and occurrence, at the given rates") {

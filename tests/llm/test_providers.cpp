@@ -421,3 +421,106 @@ TEST_CASE("presets") {
   CHECK_FALSE(provider_preset("openai")->api_key_env.empty());
   CHECK_FALSE(provider_preset("nonsense"));
 }
+
+TEST_CASE("anthropic: an error event keeps the server's text, whatever its shape") {
+  auto api = make_provider_api(config_for(ApiKind::Anthropic));
+  const std::string start = R"({"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":7,"output_tokens":1}}})";
+  struct Case {
+    const char* data;
+    std::string type, message;
+  };
+  const std::vector<Case> cases = {
+      // llama-server: the error object itself, its "type" naming the error.
+      {R"({"code":500,"message":"Failed to parse tool call arguments as JSON","type":"server_error"})", "server_error",
+       "Failed to parse tool call arguments as JSON"},
+      {R"({"error":{"code":500,"message":"boom","type":"server_error"}})", "server_error", "boom"},
+      {R"({"type":"error","error":"the model crashed"})", "api_error", "the model crashed"},
+      {R"({"message":"quota gone"})", "api_error", "quota gone"},
+      {R"({"code":"overloaded"})", "overloaded", "the server sent an error event: {\"code\":\"overloaded\"}"},
+      {"upstream timed out", "api_error", "the server sent an error event: upstream timed out"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.data);
+    auto d = api->stream_decoder();
+    REQUIRE(d->on_event(event(start, "message_start"), {}));
+    CHECK_FALSE(d->on_event(event(c.data, "error"), {}));
+    ParsedReply r = d->finish(true);
+    REQUIRE(r.error);
+    CHECK(r.error->kind == ErrorKind::MidStream);
+    CHECK(r.error->provider_type == c.type);
+    CHECK(r.error->message == c.message);
+    CHECK(r.response.usage.input_tokens == 7);
+  }
+  // An "error" member in an event of another name is an error too.
+  auto d = api->stream_decoder();
+  CHECK_FALSE(d->on_event(event(R"({"error":{"type":"overloaded_error","message":"busy"}})", "message"), {}));
+  CHECK(d->finish(true).error->message == "busy");
+}
+
+TEST_CASE("openai: an error event that is not JSON keeps its text") {
+  auto api = make_provider_api(config_for(ApiKind::OpenAI));
+  auto d = api->stream_decoder();
+  CHECK_FALSE(d->on_event(event("backend exploded", "error"), {}));
+  ParsedReply r = d->finish(true);
+  REQUIRE(r.error);
+  CHECK(r.error->kind == ErrorKind::MidStream);
+  CHECK(r.error->message == "the server sent an error event: backend exploded");
+  auto top = api->stream_decoder();
+  CHECK_FALSE(top->on_event(event(R"({"code":500,"message":"Failed to parse tool call arguments","type":"server_error"})", "error"), {}));
+  CHECK(top->finish(true).error->message == "Failed to parse tool call arguments");
+}
+
+TEST_CASE("request fields for one provider: NAME=VALUE, JSON or a word, dotted names nest") {
+  json extra = json::object();
+  REQUIRE(add_extra_field(extra, "top_k=40"));
+  REQUIRE(add_extra_field(extra, "logit_bias={\"50256\": -100}"));
+  REQUIRE(add_extra_field(extra, "chat_template_kwargs.enable_thinking=false"));
+  REQUIRE(add_extra_field(extra, "chat_template_kwargs.style=terse"));
+  REQUIRE(add_extra_field(extra, "reasoning.effort=low"));
+  CHECK(extra == json{{"top_k", 40},
+                      {"logit_bias", {{"50256", -100}}},
+                      {"chat_template_kwargs", {{"enable_thinking", false}, {"style", "terse"}}},
+                      {"reasoning", {{"effort", "low"}}}});
+  for (const char* bad : {"top_k", "=3", ".a=1", "a.=1", "a..b=1"}) {
+    CAPTURE(bad);
+    auto s = add_extra_field(extra, bad);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message.find("NAME=VALUE") != std::string::npos);
+  }
+  // They reach the body last, over what the adapter wrote, in both dialects.
+  for (ApiKind kind : {ApiKind::OpenAI, ApiKind::Anthropic}) {
+    ChatRequest r;
+    r.model = "m";
+    r.messages.push_back(Message::user("hi"));
+    r.extra = extra;
+    const json body = json::parse(make_provider_api(config_for(kind))->build(r, {}).body);
+    CHECK(body["top_k"] == 40);
+    CHECK(body["chat_template_kwargs"]["enable_thinking"] == false);
+  }
+}
+
+TEST_CASE("a base URL of one's own makes the preset's API key optional") {
+  ProviderConfig openai = provider_preset("openai").value();
+  REQUIRE(openai.api_key_required);
+  ProviderConfig same = openai;
+  use_base_url(same, "https://api.openai.com/v1/");
+  CHECK(same.api_key_required);
+  use_base_url(openai, "http://127.0.0.1:8080/v1");
+  CHECK_FALSE(openai.api_key_required);
+  CHECK(openai.base_url == "http://127.0.0.1:8080/v1");
+  CHECK(openai.api_key_env == "OPENAI_API_KEY");  // still sent when set
+}
+
+TEST_CASE("token estimates: 4 bytes a token, framing per message and call") {
+  CHECK(estimate_text_tokens("") == 0);
+  CHECK(estimate_text_tokens("abcde") == 2);
+  ChatResponse r;
+  r.text = "abcdefgh";
+  r.reasoning = "abcd";
+  r.tool_calls.push_back({"id", "run", "{\"source\":\"x\"}"});
+  CHECK(estimate_reply_tokens(r) == 2 + 1 + 4 + 1 + 4);
+  ChatRequest q;
+  q.system = "abcd";
+  q.messages.push_back(Message::user("abcdefgh"));
+  CHECK(estimate_prompt_tokens(q) == 8 + 1 + 4 + 2);
+}

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kgb_half.h"
 #include "opencl_runtime.h"
 
 using kgb::opencl::format_build_log;
@@ -39,4 +40,17 @@ TEST_CASE("a log without a located error still yields one parsable error") {
   std::string out = format_build_log("ptxas fatal: something broke\n", "x", "");
   CHECK(out.find("candidate.cl:0:0: error: OpenCL program build failed: ptxas fatal: something broke") !=
         std::string::npos);
+}
+
+TEST_CASE("a program behind kgb_half.h's helpers still maps to the launcher; the helpers' lines name kgb_half.h") {
+  const std::string program = "\n__kernel void k(__global ushort* x) {\n  x[0] = kgb_float_to_f16(y);\n}\n";
+  const std::string launcher = "#include \"kgb_half.h\"\n#include \"kgb_opencl.h\"\n"
+                               "static const char kSource[] = KGB_CL_HALF_SOURCE R\"CLC(" + program + ")CLC\";\n";
+  const std::string log = "<source>:4:27: error: use of undeclared identifier 'y'\n"
+                          "<source>:1:7: note: 'kgb_float_to_f16' declared here\n";
+  std::string out = format_build_log(log, std::string(KGB_CL_HALF_SOURCE) + program, launcher);
+  // Line 4 of the whole program is line 3 after the one-line helpers: the
+  // kernel's body line, line 5 of the launcher.
+  CHECK(out.find("candidate.cpp:5:27: error: use of undeclared identifier 'y'") != std::string::npos);
+  CHECK(out.find("kgb_half.h:1:7: note: 'kgb_float_to_f16' declared here (in KGB_CL_HALF_SOURCE)") != std::string::npos);
 }

@@ -58,7 +58,7 @@ class EventWalker final : public wire::JsonWalker {
   void reset() {
     for (std::string* field : {&type, &message_id, &message_model, &block_type, &block_text, &block_id, &block_name,
                                &delta_type, &delta_text, &delta_thinking, &delta_signature, &delta_partial_json,
-                               &stop_reason, &error_type, &error_message})
+                               &stop_reason, &error_type, &error_message, &error_text, &top_message, &code})
       field->clear();  // keeps capacity: one walker serves every event of a stream
     index = 0;
     usage = {};
@@ -72,6 +72,8 @@ class EventWalker final : public wire::JsonWalker {
   std::string delta_type, delta_text, delta_thinking, delta_signature, delta_partial_json, stop_reason;
   bool has_error = false;
   std::string error_type, error_message;
+  // Error events in other shapes: {"error": "text"}, {"message": ...}, {"code": 500, ...}.
+  std::string error_text, top_message, code;
 
  protected:
   void opened(bool array) override {
@@ -84,6 +86,12 @@ class EventWalker final : public wire::JsonWalker {
     if (depth() == 1) {
       if (at({"type"}) && v.is_string()) type.assign(v.text);
       else if (at({"index"})) index = v.integer;
+      else if (at({"message"}) && v.is_string()) top_message.assign(v.text);
+      else if (at({"code"})) code = v.is_string() ? std::string(v.text) : v.is_integer() ? std::to_string(v.integer) : "";
+      else if (at({"error"}) && v.is_string()) {
+        has_error = true;
+        error_text.assign(v.text);
+      }
       return;
     }
     if ((depth() == 3 && (at({"message", "usage", "input_tokens"}) || at({"message", "usage", "output_tokens"}) ||
@@ -110,6 +118,7 @@ class EventWalker final : public wire::JsonWalker {
     else if (at({"delta", "stop_reason"})) stop_reason.assign(v.text);
     else if (at({"error", "type"})) error_type.assign(v.text);
     else if (at({"error", "message"})) error_message.assign(v.text);
+    else if (at({"error", "code"})) code.assign(v.text);
   }
 
  private:
@@ -143,11 +152,31 @@ class AnthropicStreamDecoder final : public StreamDecoder {
  public:
   bool on_event(const SseEvent& event, const DeltaHandler& emit) override {
     walker_.reset();
-    if (!walker_.walk(event.data)) {
+    const bool parsed = walker_.walk(event.data);
+    const EventWalker& e = walker_;
+    // An error event, whatever its shape: the SSE event name, the JSON type
+    // or an "error" member says so, and the text is kept from wherever it is.
+    if (event.event == "error" || (parsed && (e.type == "error" || e.has_error))) {
+      json error = json::object();
+      if (parsed) {
+        std::string type = e.error_type;
+        if (type.empty() && e.type != "error") type = e.type;
+        if (type.empty()) type = e.code;
+        std::string message = e.error_message;
+        for (const std::string* other : {&e.error_text, &e.top_message})
+          if (message.empty()) message = *other;
+        if (message.empty()) message = "the server sent an error event: " + wire::excerpt(event.data);
+        error = {{"type", type}, {"message", message}};
+      } else {
+        error = {{"message", "the server sent an error event: " + wire::excerpt(event.data)}};
+      }
+      error_ = wire::mid_stream_error(error, "api_error");
+      return false;
+    }
+    if (!parsed) {
       error_ = wire::malformed("stream event is not JSON: " + wire::excerpt(event.data));
       return false;
     }
-    const EventWalker& e = walker_;
     const std::string& type = e.type.empty() ? event.event : e.type;
     ChatResponse& r = reply_.response;
     if (e.usage.present) {
@@ -198,10 +227,6 @@ class AnthropicStreamDecoder final : public StreamDecoder {
       if (!e.stop_reason.empty()) r.raw_finish_reason = e.stop_reason;
     } else if (type == "message_stop") {
       saw_stop_ = true;
-    } else if (type == "error" || e.has_error) {
-      json error = {{"type", e.error_type}, {"message", e.error_message}};
-      error_ = wire::mid_stream_error(error, "api_error");
-      return false;
     }
     // ping, content_block_stop and future event types need nothing.
     return true;

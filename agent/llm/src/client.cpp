@@ -171,6 +171,8 @@ asio::awaitable<ChatOutcome> LlmClient::Impl::run(ChatRequest request, CallOptio
         reply.error = exchange.error ? *exchange.error : make_call_error(ErrorKind::Network, "no response");
       } else if (status < 200 || status > 299) {
         reply.error = api->parse_error(exchange.response);
+        if ((status == 401 || status == 403) && key.empty() && !config.api_key_env.empty())
+          reply.error->message += " (no API key was sent: set " + config.api_key_env + ")";
         if (exchange.error && exchange.error->kind == ErrorKind::Cancelled) reply.error = exchange.error;
       } else if (request.stream && sse->events_dispatched() == 0 &&
                  exchange.response.header("content-type").find("json") != std::string_view::npos) {

@@ -176,7 +176,10 @@ class OpenAiStreamDecoder final : public StreamDecoder {
     }
     walker_.reset();
     if (!walker_.walk(event.data)) {
-      error_ = wire::malformed("stream event is not a JSON object: " + wire::excerpt(event.data));
+      // An error event keeps its text even when it is not JSON.
+      error_ = event.event == "error"
+                   ? wire::mid_stream_error(json("the server sent an error event: " + wire::excerpt(event.data)), "server_error")
+                   : wire::malformed("stream event is not a JSON object: " + wire::excerpt(event.data));
       return false;
     }
     if (event.event == "error" || walker_.has_error) {

@@ -110,6 +110,36 @@ kgb::Result<ProviderConfig> provider_preset(std::string_view name) {
   return config;
 }
 
+void use_base_url(ProviderConfig& config, std::string base_url) {
+  auto trimmed = [](std::string url) {
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    return url;
+  };
+  if (trimmed(base_url) != trimmed(config.base_url)) config.api_key_required = false;
+  config.base_url = std::move(base_url);
+}
+
+kgb::Status add_extra_field(nlohmann::json& extra, std::string_view field) {
+  const auto eq = field.find('=');
+  const std::string name(field.substr(0, eq));
+  if (eq == std::string_view::npos || name.empty() || name.front() == '.' || name.back() == '.' ||
+      name.find("..") != std::string::npos)
+    return make_error("llm.extra", "a request field is NAME=VALUE (e.g. top_k=40), got '" + std::string(field) + "'");
+  const std::string text(field.substr(eq + 1));
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+  if (value.is_discarded()) value = text;  // a bare word is a string
+  if (!extra.is_object()) extra = nlohmann::json::object();
+  nlohmann::json* node = &extra;
+  std::size_t start = 0;
+  for (std::size_t dot = name.find('.'); dot != std::string::npos; start = dot + 1, dot = name.find('.', start)) {
+    nlohmann::json& next = (*node)[name.substr(start, dot - start)];
+    if (!next.is_object()) next = nlohmann::json::object();
+    node = &next;
+  }
+  (*node)[name.substr(start)] = std::move(value);
+  return Ok{};
+}
+
 CallError classify_http_error(int status, std::string provider_type, std::string provider_code, std::string message,
                               const HttpResponse& response) {
   CallError error;
@@ -158,14 +188,24 @@ std::string rejected_parameter(const CallError& error) {
   return {};
 }
 
+int64_t estimate_text_tokens(std::string_view text) { return static_cast<int64_t>((text.size() + 3) / 4); }
+
 int64_t estimate_prompt_tokens(const ChatRequest& request) {
-  std::size_t bytes = request.system.size();
+  int64_t tokens = 8 + estimate_text_tokens(request.system);
   for (const Message& m : request.messages) {
-    bytes += m.content.size() + m.reasoning.size() + 16;
-    for (const ToolCall& call : m.tool_calls) bytes += call.name.size() + call.arguments.size() + 16;
+    tokens += 4 + estimate_text_tokens(m.content) + estimate_text_tokens(m.reasoning);
+    for (const ToolCall& call : m.tool_calls) tokens += 4 + estimate_text_tokens(call.name) + estimate_text_tokens(call.arguments);
   }
-  for (const ToolSpec& tool : request.tools) bytes += tool.name.size() + tool.description.size() + tool.parameters.dump().size();
-  return static_cast<int64_t>(bytes / 4 + 8);
+  for (const ToolSpec& tool : request.tools)
+    tokens += estimate_text_tokens(tool.name) + estimate_text_tokens(tool.description) +
+              estimate_text_tokens(tool.parameters.dump());
+  return tokens;
+}
+
+int64_t estimate_reply_tokens(const ChatResponse& response) {
+  int64_t tokens = estimate_text_tokens(response.text) + estimate_text_tokens(response.reasoning);
+  for (const ToolCall& call : response.tool_calls) tokens += 4 + estimate_text_tokens(call.name) + estimate_text_tokens(call.arguments);
+  return tokens;
 }
 
 }  // namespace kgb::llm

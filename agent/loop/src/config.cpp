@@ -91,6 +91,9 @@ class Section {
           if (!x.is_string()) throw std::invalid_argument("a list of strings");
           out.push_back(x.get<std::string>());
         }
+      } else if constexpr (std::is_same_v<T, json>) {
+        if (!v.is_object()) throw std::invalid_argument("a table");
+        out = v;
       } else if constexpr (std::is_integral_v<T>) {
         if (!v.is_number_integer()) throw std::invalid_argument("an integer");
         if constexpr (std::is_unsigned_v<T>)
@@ -114,6 +117,9 @@ class Section {
     get(key, value);
     if (error_.empty()) out = value;
   }
+
+  // A key read by other means (a sub-table).
+  void skip(const char* key) { seen_.insert(key); }
 
   const json* object() const { return obj_; }
   void fail(const std::string& message) {
@@ -151,7 +157,7 @@ Result<RunConfig> from_tree(const json& root, RunConfig c, const std::string& or
   if (!root.is_object()) return make_error("config.invalid", origin + ": the configuration must be a table");
   for (const auto& [key, value] : root.items())
     if (key != "run" && key != "provider" && key != "prices" && key != "oracle" && key != "evaluation" &&
-        key != "feedback" && key != "budget" && key != "policy")
+        key != "feedback" && key != "budget" && key != "policy" && key != "executor")
       return make_error("config.invalid", origin + ": unknown section [" + key + "]");
   {
     Section s(root, "run", error);
@@ -186,6 +192,7 @@ Result<RunConfig> from_tree(const json& root, RunConfig c, const std::string& or
     s.get("reasoning_effort", p.reasoning_effort);
     s.get("thinking_budget", p.thinking_budget);
     s.get("session_header", p.session_header);
+    s.get("extra", p.extra);
     s.finish();
   }
   if (root.contains("prices")) {
@@ -282,10 +289,106 @@ Result<RunConfig> from_tree(const json& root, RunConfig c, const std::string& or
     }
   }
   if (!error.empty()) return make_error("config.invalid", origin + ": " + error);
+  if (root.contains("executor")) {
+    auto executor = executor_settings_from_json(root["executor"], origin);
+    if (!executor) return executor.error();
+    c.executor = std::move(executor.value());
+  }
   return c;
 }
 
 }  // namespace
+
+Result<ExecutorSettings> executor_settings_from_json(const json& table, const std::string& origin) {
+  ExecutorSettings e;
+  std::string error;
+  const json root = {{"executor", table}};
+  Section s(root, "executor", error);
+  s.get("kind", e.kind);
+  s.get("work_dir", e.work_dir);
+  s.get("kgb", e.kgb);
+  s.get("partition", e.partition);
+  s.get("compile_partition", e.compile_partition);
+  s.get("account", e.account);
+  s.get("qos", e.qos);
+  s.get("time_limit", e.time_limit);
+  s.get("max_jobs", e.max_jobs);
+  s.get("max_retries", e.max_retries);
+  s.get("worker_idle_seconds", e.worker_idle_seconds);
+  s.get("evaluations_per_job", e.evaluations_per_job);
+  s.get("sbatch_options", e.sbatch_options);
+  s.get("poll_seconds", e.poll_seconds);
+  s.get("squeue_seconds", e.squeue_seconds);
+  s.skip("partitions");
+  s.skip("partition_options");
+  s.finish();
+  if (error.empty() && table.is_object() && table.contains("partitions")) {
+    const json& p = table["partitions"];
+    if (!p.is_object()) error = "[executor.partitions] must be a table of platform = \"partition\"";
+    else
+      for (const auto& [platform, partition] : p.items()) {
+        if (!partition.is_string()) {
+          error = "[executor.partitions] " + platform + " must be a string";
+          break;
+        }
+        e.partitions[platform] = partition.get<std::string>();
+      }
+  }
+  if (error.empty() && table.is_object() && table.contains("partition_options")) {
+    const json& p = table["partition_options"];
+    if (!p.is_object()) error = "[executor.partition_options] must be a table of partition = [\"--option\", ...]";
+    else
+      for (const auto& [partition, options] : p.items()) {
+        json wrapper = {{"o", {{"list", options}}}};
+        std::string list_error;
+        Section ls(wrapper, "o", list_error);
+        std::vector<std::string> list;
+        ls.get("list", list);
+        if (!list_error.empty()) {
+          error = "[executor.partition_options] " + partition + " must be a list of strings";
+          break;
+        }
+        e.partition_options[partition] = list;
+      }
+  }
+  if (!error.empty()) return make_error("config.invalid", origin + ": " + error);
+  if (auto v = validate_executor_settings(e); !v) return make_error("config.invalid", origin + ": " + v.error().message);
+  return e;
+}
+
+json executor_settings_to_json(const ExecutorSettings& e) {
+  json partition_options = json::object();
+  for (const auto& [p, o] : e.partition_options) partition_options[p] = o;
+  return {{"kind", e.kind},
+          {"work_dir", e.work_dir},
+          {"kgb", e.kgb},
+          {"partition", e.partition},
+          {"partitions", e.partitions},
+          {"compile_partition", e.compile_partition},
+          {"account", e.account},
+          {"qos", e.qos},
+          {"time_limit", e.time_limit},
+          {"max_jobs", e.max_jobs},
+          {"max_retries", e.max_retries},
+          {"worker_idle_seconds", e.worker_idle_seconds},
+          {"evaluations_per_job", e.evaluations_per_job},
+          {"sbatch_options", e.sbatch_options},
+          {"partition_options", partition_options},
+          {"poll_seconds", e.poll_seconds},
+          {"squeue_seconds", e.squeue_seconds}};
+}
+
+Status validate_executor_settings(const ExecutorSettings& e) {
+  auto bad = [](const std::string& m) { return Status(make_error("config.invalid", m)); };
+  if (e.kind != "local" && e.kind != "slurm") return bad("executor.kind must be \"local\" or \"slurm\", not \"" + e.kind + "\"");
+  if (e.max_jobs < 1) return bad("executor.max_jobs must be at least 1");
+  if (e.max_retries < 0) return bad("executor.max_retries must not be negative");
+  if (e.worker_idle_seconds <= 0) return bad("executor.worker_idle_seconds must be positive");
+  if (e.evaluations_per_job < 0) return bad("executor.evaluations_per_job must not be negative");
+  if (e.poll_seconds <= 0 || e.poll_seconds > 10) return bad("executor.poll_seconds must lie in (0, 10]");
+  if (e.squeue_seconds <= 0 || e.squeue_seconds > 600) return bad("executor.squeue_seconds must lie in (0, 600]");
+  return Ok{};
+}
 
 nlohmann::json RunConfig::policy_params() const {
   if (policies.is_object() && policies.contains(policy)) return policies[policy];
@@ -335,6 +438,7 @@ nlohmann::json config_to_json(const RunConfig& c) {
   if (p.temperature) provider["temperature"] = *p.temperature;
   if (p.thinking_budget) provider["thinking_budget"] = *p.thinking_budget;
   if (p.session_header) provider["session_header"] = *p.session_header;
+  if (p.extra.is_object() && !p.extra.empty()) provider["extra"] = p.extra;
   j["provider"] = provider;
   if (!p.prices.empty()) {
     json prices = json::object();
@@ -370,6 +474,7 @@ nlohmann::json config_to_json(const RunConfig& c) {
                    {"max_line_chars", f.max_line_chars}};
   j["budget"] = {{"attempt", budget_json(c.attempt_budget)}, {"run", budget_json(c.run_budget)}};
   j["policy"] = c.policies.is_object() ? c.policies : json::object();
+  j["executor"] = executor_settings_to_json(c.executor);
   return j;
 }
 
@@ -388,6 +493,7 @@ Status validate_config(const RunConfig& c) {
   if (c.feedback.max_diagnostics < 0 || c.feedback.max_cases < 0 || c.feedback.max_findings < 0)
     return bad("feedback limits must not be negative");
   if (c.feedback.max_chars < 200) return bad("feedback.max_chars must be at least 200");
+  if (auto e = validate_executor_settings(c.executor); !e) return e;
   const auto& o = c.oracle;
   if (o.compile_error_attempts < 0 || o.wrong_result_attempts < 0) return bad("oracle fault counts must not be negative");
   if (o.latency_min_ms < 0 || o.latency_max_ms < o.latency_min_ms) return bad("oracle latency must be MIN <= MAX, both >= 0");

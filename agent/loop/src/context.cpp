@@ -74,6 +74,7 @@ json request_json(const llm::ChatRequest& r) {
   if (r.seed) j["seed"] = *r.seed;
   if (!r.reasoning_effort.empty()) j["reasoning_effort"] = r.reasoning_effort;
   if (r.thinking_budget) j["thinking_budget"] = *r.thinking_budget;
+  if (r.extra.is_object() && !r.extra.empty()) j["extra"] = r.extra;
   return j;
 }
 
@@ -171,6 +172,55 @@ asio::awaitable<ToolResult> offload(asio::thread_pool& pool, std::shared_ptr<con
       pool, [job]() -> asio::awaitable<ToolResult> { co_return (*job)(); }, asio::use_awaitable);
 }
 
+// Where an evaluation ran, for its row in the store.
+struct Placement {
+  std::string executor = "local";
+  std::string node, partition, job_id;
+  int tries = 1;
+};
+
+// Stable across sessions: a resumed run asks for the same step again.
+std::string job_key(int64_t attempt_id, int iteration, int step) {
+  return "a" + std::to_string(attempt_id) + "-i" + std::to_string(iteration) + "-s" + std::to_string(step);
+}
+
+// The tool as a job on the run's executor. The tool call is recorded as
+// started before the job is queued; when the run stops before a worker took
+// the job it stays `running` and is redone by the next session.
+asio::awaitable<ToolResult> run_on_cluster(RunState& run, const Task& task, ToolKind kind, const std::string& source,
+                                           const EvalOptions& options, store::ToolCallRecord& rec, Placement& where) {
+  auto id = run.store->begin_tool_call(rec);
+  if (!id) throw std::runtime_error("run store: " + id.error().message);
+  rec.id = *id;
+  jobs::JobRequest request;
+  request.key = job_key(rec.attempt_id, rec.iteration, rec.step);
+  request.kind = job_kind_for(kind);
+  request.task = task.id;
+  request.platform = run.platform.name;
+  request.source = source;
+  request.options = options;
+  request.partition = run.config.executor.partition_for(run.platform.name, request.kind);
+  ++run.jobs_running;
+  std::optional<jobs::JobReply> reply;
+  try {
+    auto job = run.cluster->run(std::move(request));  // built apart from the co_await (GCC 12 temporaries)
+    reply = co_await std::move(job);
+  } catch (...) {
+    --run.jobs_running;
+    throw;
+  }
+  --run.jobs_running;
+  if (!reply) throw AttemptInterrupted("the run is stopping");
+  ToolResult result = reply_result(kind, *reply, task, run.platform, run.config.feedback);
+  result.seconds = reply->seconds;
+  where.executor = reply->executor.empty() ? run.config.executor.kind : reply->executor;
+  where.node = reply->node;
+  where.partition = reply->partition;
+  where.job_id = reply->job_id;
+  where.tries = reply->attempt;
+  co_return result;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -190,6 +240,7 @@ void RunState::request_stop(const std::string& why, bool fatal) {
   if (llm_slots) llm_slots->cancel_all();
   if (device_slots) device_slots->cancel_all();
   if (job_slots) job_slots->cancel_all();
+  if (cluster) cluster->stop();
   message(fatal ? "error" : "info", why);
 }
 
@@ -301,8 +352,24 @@ asio::awaitable<ChatResult> Iteration::chat(llm::ChatRequest request) {
   rec.tokens.cache_write = u.cache_write_tokens;
   rec.tokens.output = u.output_tokens;
   rec.tokens.reasoning = u.reasoning_tokens;
-  rec.usage_estimated = u.estimated;
   rec.cost_usd = outcome.cost_usd;
+  // A server that sends no usage, or zeros for a real exchange (some gateways
+  // do), must not make the call free: the client's estimate stands in, and
+  // budgets and reports see it marked as such.
+  if (u.reported && u.input_tokens > 0) {
+    rec.usage_source = u.estimated ? "estimated" : "reported";
+  } else if (outcome.response) {
+    rec.usage_source = "estimated";
+    rec.tokens = {};
+    rec.tokens.input = estimate;
+    rec.tokens.output = llm::estimate_reply_tokens(*outcome.response);
+    if (run.prices)
+      rec.cost_usd = (static_cast<double>(rec.tokens.input) * run.prices->input +
+                      static_cast<double>(rec.tokens.output) * run.prices->output) / 1e6;
+  } else {
+    rec.usage_source = "missing";  // a failed call without usage: what it cost is unknown
+  }
+  rec.usage_estimated = rec.usage_source == "estimated";
   if (outcome.response) {
     const auto& resp = *outcome.response;
     rec.response_text = resp.text;
@@ -319,7 +386,10 @@ asio::awaitable<ChatResult> Iteration::chat(llm::ChatRequest request) {
     rec.http_status = e.http_status;
   }
   const bool cancelled = outcome.error && outcome.error->kind == llm::ErrorKind::Cancelled;
-  const bool fatal = outcome.error && (outcome.error->kind == llm::ErrorKind::Config || outcome.error->kind == llm::ErrorKind::Quota);
+  // A missing key, an empty account or refused credentials fail every call alike: stop the run.
+  const bool fatal = outcome.error && (outcome.error->kind == llm::ErrorKind::Config || outcome.error->kind == llm::ErrorKind::Quota ||
+                                       (outcome.error->kind == llm::ErrorKind::HttpStatus &&
+                                        (outcome.error->http_status == 401 || outcome.error->http_status == 403)));
   rec.status = cancelled ? "interrupted" : fatal ? "failed" : "done";
   if (auto s = run.store->finish_llm_call(rec); !s) throw std::runtime_error("run store: " + s.error().message);
   // Tokens of a failed call were billed all the same.
@@ -367,24 +437,6 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
   auto sha = run.store->put_kernel(source);
   if (!sha) throw std::runtime_error("run store: " + sha.error().message);
   const EvalOptions options = eval_options_for(kind, run.config.evaluation, run.secret_seed);
-  const bool timing = options.time && run.platform.has("time");
-  SemaphoreUnit device;
-  if (timing) {
-    if (!co_await run.device_slots->acquire()) throw AttemptInterrupted("the run is stopping");
-    device = SemaphoreUnit(run.device_slots.get());
-  }
-  // On a CPU platform the device is the host's cores: a timing job takes every
-  // job slot, so no compile or check of another attempt runs while it times.
-  // Timing jobs are one at a time (the device slot), so taking the slots one
-  // by one cannot deadlock; FIFO waiting puts it ahead of later jobs.
-  const int slots = timing && run.platform.backend == "cpu" ? run.jobs : 1;
-  std::vector<SemaphoreUnit> job_units;
-  for (int i = 0; i < slots; ++i) {
-    if (!co_await run.job_slots->acquire()) throw AttemptInterrupted("the run is stopping");
-    job_units.emplace_back(run.job_slots.get());
-  }
-  if (run.stopping) throw AttemptInterrupted("the run is stopping");
-
   store::ToolCallRecord rec;
   rec.run_id = run.run_id;
   rec.attempt_id = a.record.id;
@@ -395,26 +447,49 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
   rec.arguments = arguments.is_object() ? arguments : json::object();
   if (rec.arguments.contains("source")) rec.arguments["source"] = "sha256:" + *sha;  // stored once, in kernels
   rec.kernel = *sha;
-  auto id = run.store->begin_tool_call(rec);
-  if (!id) throw std::runtime_error("run store: " + id.error().message);
-  rec.id = *id;
+  ToolResult result;
+  Placement where;
+  if (run.cluster) {
+    result = co_await run_on_cluster(run, a.task, kind, source, options, rec, where);
+  } else {
+    const bool timing = options.time && run.platform.has("time");
+    SemaphoreUnit device;
+    if (timing) {
+      if (!co_await run.device_slots->acquire()) throw AttemptInterrupted("the run is stopping");
+      device = SemaphoreUnit(run.device_slots.get());
+    }
+    // On a CPU platform the device is the host's cores: a timing job takes every
+    // job slot, so no compile or check of another attempt runs while it times.
+    // Timing jobs are one at a time (the device slot), so taking the slots one
+    // by one cannot deadlock; FIFO waiting puts it ahead of later jobs.
+    const int slots = timing && run.platform.backend == "cpu" ? run.jobs : 1;
+    std::vector<SemaphoreUnit> job_units;
+    for (int i = 0; i < slots; ++i) {
+      if (!co_await run.job_slots->acquire()) throw AttemptInterrupted("the run is stopping");
+      job_units.emplace_back(run.job_slots.get());
+    }
+    if (run.stopping) throw AttemptInterrupted("the run is stopping");
 
-  auto tool_job = std::make_shared<ToolJob>();
-  tool_job->kind = kind;
-  tool_job->source = source;
-  tool_job->task = &a.task;
-  tool_job->platform = &run.platform;
-  tool_job->options = options;
-  tool_job->limits = run.config.feedback;
-  tool_job->tools = run.tools;
-  ++run.jobs_running;
-  const auto started = std::chrono::steady_clock::now();
-  ToolResult result = co_await offload(*run.pool, std::move(tool_job));
-  --run.jobs_running;
-  result.seconds = seconds_since(started);
+    auto id = run.store->begin_tool_call(rec);
+    if (!id) throw std::runtime_error("run store: " + id.error().message);
+    rec.id = *id;
+
+    auto tool_job = std::make_shared<ToolJob>();
+    tool_job->kind = kind;
+    tool_job->source = source;
+    tool_job->task = &a.task;
+    tool_job->platform = &run.platform;
+    tool_job->options = options;
+    tool_job->limits = run.config.feedback;
+    tool_job->tools = run.tools;
+    ++run.jobs_running;
+    const auto started = std::chrono::steady_clock::now();
+    result = co_await offload(*run.pool, std::move(tool_job));
+    --run.jobs_running;
+    result.seconds = seconds_since(started);
+    where.node = run.host;
+  }
   result.kernel = *sha;
-  job_units.clear();
-  device.reset();
 
   rec.status = "done";
   rec.outcome = result.outcome;
@@ -439,9 +514,15 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
     to_json(vj, *result.verdict);
     e.verdict = vj;
     e.seconds = result.verdict->total_seconds;
+    e.executor = where.executor;
+    e.node = where.node;
+    e.partition = where.partition;
+    e.job_id = where.job_id;
+    e.tries = where.tries;
     evaluation = std::move(e);
   }
   if (auto s = run.store->finish_tool_call(rec, evaluation); !s) throw std::runtime_error("run store: " + s.error().message);
+  if (run.cluster) run.cluster->forget(job_key(a.record.id, st.index, step));
   Spend s;
   s.wall_seconds = result.seconds;
   account(st, s, false, false);
@@ -576,6 +657,7 @@ llm::ChatRequest AttemptContext::make_request(std::vector<llm::Message> messages
   r.stream = p.stream;
   r.reasoning_effort = p.reasoning_effort;
   r.thinking_budget = p.thinking_budget;
+  r.extra = p.extra;
   return r;
 }
 

@@ -14,6 +14,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "kgb/agent/executor.h"
 #include "kgb/agent/policy.h"
 #include "kgb/agent/runner.h"
 #include "kgb/llm/pricing.h"
@@ -42,6 +43,9 @@ struct RunState {
   std::unique_ptr<AsyncSemaphore> device_slots;  // timing jobs on the device
   std::unique_ptr<AsyncSemaphore> job_slots;     // compile/evaluate jobs (= pool threads)
   int jobs = 1;                                  // units of job_slots
+  // Evaluations elsewhere (Slurm); null: on the pool above, as always.
+  std::unique_ptr<JobExecutor> cluster;
+  std::string host;                              // where local evaluations run
 
   Spend run_spend;           // recorded, all sessions (wall_seconds: previous sessions)
   Spend run_reserved;        // calls in flight: prompt estimate + output cap

@@ -5,6 +5,7 @@
 #include "kgb/agent/runner.h"
 
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -70,6 +71,7 @@ json RunSummary::to_json() const {
           {"iterations", iterations},
           {"evaluations", evaluations},
           {"llm_calls", llm_calls},
+          {"llm_calls_usage_estimated", estimated_usage_calls},
           {"spend", s},
           {"session_seconds", session_seconds},
           {"total_seconds", total_seconds},
@@ -152,6 +154,36 @@ json platform_facts(const Platform& platform) {
 
 bool is_oracle(const ProviderSettings& p) { return p.name.rfind("oracle", 0) == 0; }
 
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+// An executor's job event as a row of executor_jobs; the key names the step.
+void record_job_event(RunState& st, const JobEvent& e) {
+  store::ExecutorJobRecord r;
+  r.run_id = st.run_id;
+  r.key = e.key;
+  long long attempt = 0;
+  int iteration = 0, step = 0;
+  if (std::sscanf(e.key.c_str(), "a%lld-i%d-s%d", &attempt, &iteration, &step) == 3) {
+    r.attempt_id = attempt;
+    r.iteration = iteration;
+    r.step = step;
+  }
+  r.try_index = e.attempt;
+  r.executor = e.executor;
+  r.state = e.state;
+  r.reason = e.reason;
+  r.job_id = e.job_id;
+  r.partition = e.partition;
+  r.node = e.node;
+  r.at = e.at;
+  r.seconds = e.seconds;
+  if (auto s = st.store->record_executor_job(r); !s) st.message("error", "run store: " + s.error().message);
+}
+
 // The default model side: one kgb_llm client for the run's provider.
 class LlmBackend final : public ChatBackend {
  public:
@@ -185,7 +217,7 @@ Result<llm::ProviderConfig> provider_config(const ProviderSettings& p, const std
   auto preset = llm::provider_preset(p.name);
   if (!preset) return preset.error();
   llm::ProviderConfig c = std::move(preset.value());
-  if (!base_url.empty()) c.base_url = base_url;
+  if (!base_url.empty()) llm::use_base_url(c, base_url);
   if (p.api_key_env) {
     c.api_key_env = *p.api_key_env;
     c.api_key_required = !p.api_key_env->empty();
@@ -318,6 +350,7 @@ struct Engine {
       if (st.observer) st.observer->on_progress(progress());
     }
     if (--workers_left == 0) {
+      if (st.cluster) co_await st.cluster->shutdown(attempts_done == attempts_total);
       if (progress_timer) progress_timer->cancel();
       if (signals) signals->cancel();
       st.io->stop();  // pooled HTTP connections and timers must not keep the loop alive
@@ -381,11 +414,15 @@ Result<RunSummary> execute_run(RunOptions o) {
     st.config.run_id = st.run_id;
   }
 
+  if (o.executor) st.config.executor.kind = *o.executor;
+  if (o.partition) st.config.executor.partition = *o.partition;
   auto platform = load_platform(st.config.platform);
   if (!platform) return platform.error();
   st.platform = std::move(platform.value());
-  if (auto avail = check_availability(st.platform); !avail.available)
-    return make_error("platform.unavailable", "platform " + st.platform.name + " is not available here: " + avail.reason);
+  // On a cluster the nodes have the platform; each evaluation says so when one does not.
+  if (!st.config.executor.is_slurm())
+    if (auto avail = check_availability(st.platform); !avail.available)
+      return make_error("platform.unavailable", "platform " + st.platform.name + " is not available here: " + avail.reason);
   if (auto policy = PolicyRegistry::global().make(st.config.policy, st.policy_params); !policy) return policy.error();
 
   // Tasks: resolved from the glob once, then the recorded list is authoritative.
@@ -433,6 +470,27 @@ Result<RunSummary> execute_run(RunOptions o) {
     for (int sample = 0; sample < st.config.samples; ++sample)
       if (auto a = db.ensure_attempt(st.run_id, id, sample); !a) return a.error();
 
+  // The executor before the session: a cluster that cannot be used leaves the run as it was.
+  asio::io_context io;
+  st.io = &io;
+  // The executor's timers belong to `io`: it must go first.
+  struct ClusterReset {
+    RunState& st;
+    ~ClusterReset() { st.cluster.reset(); }
+  } cluster_reset{st};
+  if (st.config.executor.is_slurm()) {
+    SlurmExecutorOptions so;
+    so.settings = st.config.executor;
+    const std::filesystem::path work =
+        so.settings.work_dir.empty() ? std::filesystem::path(store_file + ".jobs") : std::filesystem::path(so.settings.work_dir);
+    so.spool = std::filesystem::absolute(work) / st.run_id;
+    so.job_name = "kgb-" + st.run_id;
+    so.on_message = [&st](std::string_view level, const std::string& text) { st.message(level, text); };
+    so.on_event = [&st](const JobEvent& e) { record_job_event(st, e); };
+    auto cluster = make_slurm_executor(io.get_executor(), std::move(so));
+    if (!cluster) return cluster.error();
+    st.cluster = std::move(cluster.value());
+  }
   auto session = db.begin_session(st.run_id);
   if (!session) return session.error();
   RunSummary summary;
@@ -447,8 +505,6 @@ Result<RunSummary> execute_run(RunOptions o) {
     st.prices = TokenPrices{mp->input, mp->cached_input, mp->output, mp->cache_write};
   st.session_header = st.config.provider.session_header.value_or(is_oracle(st.config.provider));
 
-  asio::io_context io;
-  st.io = &io;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = st.config.evaluation.jobs > 0 ? st.config.evaluation.jobs : cores;
   asio::thread_pool pool(static_cast<size_t>(jobs));
@@ -459,6 +515,7 @@ Result<RunSummary> execute_run(RunOptions o) {
   st.device_slots = std::make_unique<AsyncSemaphore>(io.get_executor(), 1);
   st.job_slots = std::make_unique<AsyncSemaphore>(io.get_executor(), jobs);
   st.jobs = jobs;
+  st.host = host_name();
 
   // The in-process oracle: a real HTTP server on an ephemeral port.
   std::unique_ptr<oracle::OracleServer> oracle_server;
@@ -576,6 +633,7 @@ Result<RunSummary> execute_run(RunOptions o) {
   summary.iterations = after.iterations;
   summary.evaluations = after.evaluations;
   summary.llm_calls = after.llm_calls;
+  summary.estimated_usage_calls = after.estimated_usage_calls;
   summary.spend = st.run_spend;
   summary.spend.input_tokens = after.tokens.input;
   summary.spend.cached_tokens = after.tokens.cached_input;

@@ -142,6 +142,44 @@ EvalOptions eval_options_for(ToolKind kind, const EvaluationSettings& s, uint64_
   return o;
 }
 
+jobs::JobKind job_kind_for(ToolKind kind) {
+  switch (kind) {
+    case ToolKind::Lint: return jobs::JobKind::Lint;
+    case ToolKind::Compile: return jobs::JobKind::Compile;
+    default: return jobs::JobKind::Evaluate;
+  }
+}
+
+ToolResult reply_result(ToolKind kind, const jobs::JobReply& reply, const Task& task, const Platform& platform,
+                        const FeedbackSettings& limits) {
+  if (reply.completed) {
+    try {
+      switch (kind) {
+        case ToolKind::Lint: return lint_result(jobs::lint_from_json(reply.payload), reply.payload.value("available", false), limits);
+        case ToolKind::Compile: return compile_result(jobs::compile_from_json(reply.payload), limits);
+        default: {
+          Verdict v;
+          from_json(reply.payload, v);
+          return verdict_result(kind, v, limits);
+        }
+      }
+    } catch (const std::exception& e) {
+      Verdict v;
+      v.task = task.id;
+      v.platform = platform.name;
+      v.outcome = Outcome::InfraError;
+      v.summary = std::string("the reply of the evaluation job could not be read: ") + e.what();
+      return verdict_result(kind, v, limits);
+    }
+  }
+  Verdict v;
+  v.task = task.id;
+  v.platform = platform.name;
+  v.outcome = Outcome::InfraError;
+  v.summary = "the evaluation job did not complete: " + reply.error;
+  return verdict_result(kind, v, limits);
+}
+
 ToolResult lint_result(const LintOutcome& outcome, bool available, const FeedbackSettings& limits) {
   ToolResult r;
   r.kind = ToolKind::Lint;

@@ -38,8 +38,15 @@ class BundledCatalog final : public SolutionCatalog {
     target.source = std::move(source.value());
     target.entry = task->second.entry;
     target.entry_declaration = entry_declaration(task->second);
-    for (const Param& p : task->second.params)
-      if (p.kind == ParamKind::Tensor && p.role != TensorRole::Input) target.outputs.push_back(p.name);
+    for (const Param& p : task->second.params) {
+      const char* kind = nullptr;
+      if (p.kind == ParamKind::ScalarOutput) kind = "scalar";
+      else if (p.is_written() && p.role == TensorRole::View) kind = p.kind == ParamKind::Tensor ? "view" : nullptr;
+      else if (p.is_written() && p.role != TensorRole::Scratch) kind = p.kind == ParamKind::Tensor ? "tensor" : "list";
+      if (!kind) continue;
+      target.outputs.push_back(p.name);
+      target.output_kinds.push_back(kind);
+    }
     target.statistical = task->second.check == CheckKind::Statistical;
     return target;
   }

@@ -233,7 +233,7 @@ kgb::Result<Mutation> inject_wrong_result(const KernelTarget& target) {
   const bool gpu = target.backend == "cuda" || target.backend == "hip";
   if (target.backend != "cpu" && !gpu)
     return make_error("oracle.no-wrapper", "no wrong-result wrapper for the " + target.backend + " backend");
-  if (target.outputs.empty()) return make_error("oracle.no-wrapper", target.task_id + " has no output tensor");
+  if (target.outputs.empty()) return make_error("oracle.no-wrapper", target.task_id + " has no output");
   if (!find_entry_definition(target.source, target.entry))
     return make_error("oracle.no-wrapper", "the entry " + target.entry + " is not defined in the solution");
 
@@ -269,7 +269,21 @@ kgb::Result<Mutation> inject_wrong_result(const KernelTarget& target) {
   m.source += "\n" + declaration + " {\n";
   m.source += "  const int status = " + call + ";\n";
   m.source += "  if (status != 0) return status;\n";
-  m.source += "  kgb_oracle_perturb(" + target.outputs.front() + ", " + every + (gpu ? ", " + names.back() : "") + ");\n";
+  // The first output is made wrong, whatever its kind: values of a tensor or
+  // of a list's first item, the metadata of a view, a host scalar's value.
+  const std::string& out = target.outputs.front();
+  const std::string kind = target.output_kinds.empty() ? "tensor" : target.output_kinds.front();
+  const std::string stream_arg = gpu ? ", " + names.back() : "";
+  if (kind == "list") {
+    m.source += "  if (" + out + "->count > 0) kgb_oracle_perturb(" + out + "->items[0], " + every + stream_arg + ");\n";
+  } else if (kind == "view") {
+    m.source += "  " + out + "->data = (char*)" + out + "->data + kgb_dtype_size(" + out + "->dtype);\n";
+    m.source += "  " + out + "->storage_offset += 1;\n";
+  } else if (kind == "scalar") {
+    m.source += "  if (" + out + "->dtype == KGB_F64) " + out + "->v.f += 1.0; else " + out + "->v.i += 1;\n";
+  } else {
+    m.source += "  kgb_oracle_perturb(" + out + ", " + every + stream_arg + ");\n";
+  }
   m.source += "  return 0;\n}\n";
   return m;
 }

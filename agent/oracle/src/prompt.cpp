@@ -67,6 +67,23 @@ PromptFacts parse_prompt(std::string_view text) {
   return facts;
 }
 
+int omitted_attempts(std::string_view text) {
+  int found = 0;
+  while (!text.empty()) {
+    const auto newline = text.find('\n');
+    std::string_view line = trim(text.substr(0, newline));
+    text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+    if (!line.starts_with("[") || line.find("left out") == std::string_view::npos) continue;
+    line.remove_prefix(1);
+    int n = 0;
+    std::size_t digits = 0;
+    while (digits < line.size() && digits < 6 && std::isdigit(static_cast<unsigned char>(line[digits])))
+      n = n * 10 + (line[digits++] - '0');
+    if (digits > 0 && line.substr(digits).starts_with(" earlier attempt")) found = n;
+  }
+  return found;
+}
+
 int64_t estimate_tokens(std::string_view text) { return static_cast<int64_t>((text.size() + 3) / 4); }
 
 std::string extract_code_block(std::string_view reply) {

@@ -30,7 +30,9 @@ const std::vector<Definition>& metric_definitions() {
       {"tokens",
        "input (cached input is the part read from the provider's cache), output (reasoning is the part spent "
        "thinking); totals cover every LLM call, failed ones included; per task = total / tasks, per success = total / "
-       "solved tasks. Dollars likewise, from the price table of the run."},
+       "solved tasks. Dollars likewise, from the price table of the run. Usage is as the server reported it; where "
+       "it sent none (or zeros) the client's estimate of one token per 4 bytes stands in and the totals say "
+       "\"estimated in part\"; failed calls without usage count 0 and are listed as \"without usage\"."},
       {"time",
        "per task: the LLM and tool time of its attempts, split into LLM latency, lint, compile, run (correctness "
        "check), profile (timing) and other harness time (process start-up, inputs and reference outputs)."},

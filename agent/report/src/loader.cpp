@@ -101,6 +101,11 @@ Evaluation evaluation_of(const store::EvaluationRecord& e) {
   ev.stage = e.stage;
   ev.passed = e.passed;
   ev.speedup = e.speedup;
+  ev.executor = e.executor;
+  ev.node = e.node;
+  ev.partition = e.partition;
+  ev.job_id = e.job_id;
+  ev.tries = e.tries;
   const json& v = e.verdict;
   if (!v.is_object()) return ev;
   ev.summary = v.value("summary", "");
@@ -189,6 +194,10 @@ Result<std::vector<Run>> load_runs(const std::filesystem::path& store_file, cons
     run.tokens = tokens_of(totals.tokens);
     run.cost_usd = totals.cost_usd;
     run.llm_calls = totals.llm_calls;
+    run.estimated_usage_calls = totals.estimated_usage_calls;
+    run.missing_usage_calls = totals.missing_usage_calls;
+    for (const auto& j : db.executor_jobs(id))
+      if (j.state == "failed") run.failed_tries.push_back({j.key, j.try_index, j.reason, j.job_id, j.partition, j.node});
 
     // Evaluations and calls by (attempt, iteration).
     using Key = std::pair<int64_t, int>;

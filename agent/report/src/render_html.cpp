@@ -397,6 +397,12 @@ std::string drilldown(const Report& report) {
               << "</td><td class=\"num\">" << escape(fmt::seconds(it->llm_seconds)) << "</td><td class=\"num\">"
               << escape(fmt::seconds(it->tool_seconds)) << "</td><td>" << escape(it->summary) << "</td></tr>";
           out << "<tr><td></td><td colspan=\"8\">";
+          for (const auto& e : it->evaluations)
+            if (e.executor != "local")
+              out << "<div class=\"note\">" << escape(e.purpose) << " evaluated on " << escape(e.node.empty() ? "?" : e.node)
+                  << " (" << escape(e.executor) << (e.partition.empty() ? "" : ", partition " + escape(e.partition))
+                  << (e.job_id.empty() ? "" : ", job " + escape(e.job_id)) << (e.tries > 1 ? ", try " + std::to_string(e.tries) : "")
+                  << ")</div>";
           if (!it->feedback.empty())
             out << "<details class=\"feedback\"><summary>feedback sent to the model after iteration " << it->index + 1
                 << "</summary><pre class=\"feedback\">" << escape(it->feedback) << "</pre></details>";

@@ -1,5 +1,8 @@
 // The JSON renderer: every figure of the report as plain data (null where a
 // metric is undefined), for pandas and other tools.
+#include <map>
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "format.h"
@@ -68,6 +71,24 @@ json run_json(const RunReport& r) {
   json tokens = tokens_json(r.run.tokens);
   tokens["per_task"] = opt(r.tokens.per_task);
   tokens["per_success"] = opt(r.tokens.per_success);
+  // Where the evaluations ran: counts per (executor, partition, node), and the
+  // tries that ended without an answer.
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<int, int>> places;
+  for (const auto& a : r.run.attempts)
+    for (const auto& it : a.iterations)
+      for (const auto& e : it.evaluations) {
+        auto& [count, retried] = places[{e.executor, e.partition, e.node}];
+        ++count;
+        retried += e.tries > 1;
+      }
+  json placement = json::array();
+  for (const auto& [place, counts] : places)
+    placement.push_back({{"executor", std::get<0>(place)}, {"partition", std::get<1>(place)}, {"node", std::get<2>(place)},
+                         {"evaluations", counts.first}, {"retried", counts.second}});
+  json failed_tries = json::array();
+  for (const auto& f : r.run.failed_tries)
+    failed_tries.push_back({{"evaluation", f.key}, {"try", f.try_index}, {"job_id", f.job_id}, {"partition", f.partition},
+                            {"node", f.node}, {"reason", f.reason}});
   json time = time_json(r.time);
   time["per_task"] = opt(r.seconds.per_task);
   time["per_success"] = opt(r.seconds.per_success);
@@ -91,12 +112,16 @@ json run_json(const RunReport& r) {
           {"fast_p", fast},
           {"tokens", tokens},
           {"llm_calls", r.run.llm_calls},
+          {"llm_calls_usage_estimated", r.run.estimated_usage_calls},
+          {"llm_calls_usage_missing", r.run.missing_usage_calls},
           {"dollars", per_unit_json(r.usd)},
           {"time", time},
           {"iterations",
            {{"total", r.iterations}, {"to_first_success_mean", opt(r.mean_iterations_to_success)},
             {"to_first_success_median", opt(r.median_iterations_to_success)}}},
           {"budget_curves", {{"tokens", curve_json(r.curve_tokens)}, {"dollars", curve_json(r.curve_usd)}, {"iterations", curve_json(r.curve_iterations)}}},
+          {"placement", placement},
+          {"failed_tries", failed_tries},
           {"task_results", tasks}};
 }
 

@@ -77,7 +77,10 @@ Section summary_section(const Report& report) {
   row("iterations to first success (mean / median)", [](const RunReport& r) {
     return fmt::number(r.mean_iterations_to_success, 2) + " / " + fmt::number(r.median_iterations_to_success, 1);
   });
-  row("tokens, total", [](const RunReport& r) { return fmt::count(r.tokens.total); });
+  // Estimated usage is marked wherever it enters a total.
+  row("tokens, total", [](const RunReport& r) {
+    return fmt::count(r.tokens.total) + (r.run.estimated_usage_calls > 0 ? " (estimated in part)" : "");
+  });
   row("tokens per task", [](const RunReport& r) { return fmt::count(r.tokens.per_task); });
   row("tokens per success", [](const RunReport& r) { return fmt::count(r.tokens.per_success); });
   row("  input (uncached / cached)", [](const RunReport& r) {
@@ -86,7 +89,12 @@ Section summary_section(const Report& report) {
   row("  output (visible / reasoning)", [](const RunReport& r) {
     return fmt::count(static_cast<double>(r.run.tokens.visible_output())) + " / " + fmt::count(static_cast<double>(r.run.tokens.reasoning));
   });
-  row("LLM calls", [](const RunReport& r) { return std::to_string(r.run.llm_calls); });
+  row("LLM calls", [](const RunReport& r) {
+    std::string text = std::to_string(r.run.llm_calls);
+    if (r.run.estimated_usage_calls > 0) text += ", " + std::to_string(r.run.estimated_usage_calls) + " with estimated usage";
+    if (r.run.missing_usage_calls > 0) text += ", " + std::to_string(r.run.missing_usage_calls) + " without usage";
+    return text;
+  });
   row("dollars, total", [](const RunReport& r) { return fmt::usd(r.usd.total); });
   row("dollars per task", [](const RunReport& r) { return fmt::usd(r.usd.per_task); });
   row("dollars per success", [](const RunReport& r) { return fmt::usd(r.usd.per_success); });
@@ -312,6 +320,57 @@ std::vector<double> budget_grid(const Report& report, BudgetKind kind) {
   return grid;
 }
 
+// Where the evaluations ran (executor, partition, node) and the tries of
+// evaluation jobs that ended without an answer; only for runs that used an
+// executor other than this machine, or had such tries.
+Section placement_section(const Report& report) {
+  Section s{"placement", "Where evaluations ran", {}, {}};
+  TextTable t;
+  t.header = {"run", "executor", "partition", "node", "evaluations", "retried", "evaluation time"};
+  t.numeric = {false, false, false, false, true, true, true};
+  TextTable failed;
+  failed.caption = "tries that ended without an answer (each was queued again, or the evaluation gave up)";
+  failed.header = {"run", "evaluation", "try", "job", "partition", "node", "reason"};
+  failed.numeric = {false, false, true, false, false, false, false};
+  for (const auto& r : report.runs) {
+    struct Where {
+      int evaluations = 0, retried = 0;
+      double seconds = 0;
+    };
+    std::map<std::tuple<std::string, std::string, std::string>, Where> by_place;
+    for (const auto& a : r.run.attempts)
+      for (const auto& it : a.iterations)
+        for (const auto& e : it.evaluations) {
+          Where& w = by_place[{e.executor, e.partition, e.node}];
+          ++w.evaluations;
+          w.retried += e.tries > 1;
+          w.seconds += e.total_seconds;
+        }
+    for (const auto& [place, w] : by_place) {
+      const auto& [executor, partition, node] = place;
+      t.rows.push_back({r.label, executor, partition.empty() ? "-" : partition, node.empty() ? "-" : node,
+                        std::to_string(w.evaluations), std::to_string(w.retried), fmt::seconds(w.seconds)});
+    }
+    for (const auto& f : r.run.failed_tries)
+      failed.rows.push_back({r.label, f.key, std::to_string(f.try_index), f.job_id.empty() ? "-" : f.job_id,
+                             f.partition.empty() ? "-" : f.partition, f.node.empty() ? "-" : f.node, f.reason});
+  }
+  s.tables.push_back(std::move(t));
+  if (!failed.rows.empty()) s.tables.push_back(std::move(failed));
+  return s;
+}
+
+bool ran_elsewhere(const Report& report) {
+  for (const auto& r : report.runs) {
+    if (!r.run.failed_tries.empty()) return true;
+    for (const auto& a : r.run.attempts)
+      for (const auto& it : a.iterations)
+        for (const auto& e : it.evaluations)
+          if (e.executor != "local") return true;
+  }
+  return false;
+}
+
 std::vector<Section> report_sections(const Report& report) {
   std::vector<Section> out;
   out.push_back(runs_section(report));
@@ -322,6 +381,7 @@ std::vector<Section> report_sections(const Report& report) {
   for (auto& s : portability_sections(report)) out.push_back(std::move(s));
   out.push_back(tasks_section(report));
   out.push_back(task_costs_section(report));
+  if (ran_elsewhere(report)) out.push_back(placement_section(report));
   return out;
 }
 

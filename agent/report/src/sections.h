@@ -23,7 +23,8 @@ struct Section {
 };
 
 // Sections with ids: runs, summary, differences (2+ runs), sources, budget,
-// portability (when a configuration ran on 2+ platforms), tasks, task-costs.
+// portability (when a configuration ran on 2+ platforms), tasks, task-costs,
+// placement (when evaluations ran on an executor other than this machine).
 std::vector<Section> report_sections(const Report& report);
 
 // Budgets at which the text renderers sample the budget curves: a 1-2-5

@@ -8,8 +8,8 @@
 namespace kgb::store {
 
 const std::vector<std::string>& export_tables() {
-  static const std::vector<std::string> tables = {"runs",       "attempts",    "iterations", "llm_calls",
-                                                  "tool_calls", "evaluations", "kernels"};
+  static const std::vector<std::string> tables = {"runs",        "attempts",      "iterations", "llm_calls", "tool_calls",
+                                                  "evaluations", "executor_jobs", "kernels"};
   return tables;
 }
 

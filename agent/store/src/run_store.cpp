@@ -7,7 +7,10 @@ namespace kgb::store {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: llm_calls.usage_source (reported | estimated | missing); where each
+//    evaluation ran (executor, node, partition, job id, tries) and the
+//    executor_jobs table.
+constexpr int kSchemaVersion = 2;
 
 // Text columns ending in _json hold JSON; export embeds them as values.
 const char* kSchema = R"SQL(
@@ -62,6 +65,7 @@ CREATE TABLE IF NOT EXISTS llm_calls(
   input_tokens INTEGER NOT NULL DEFAULT 0, cached_input_tokens INTEGER NOT NULL DEFAULT 0,
   cache_write_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
   reasoning_tokens INTEGER NOT NULL DEFAULT 0, usage_estimated INTEGER NOT NULL DEFAULT 0,
+  usage_source TEXT NOT NULL DEFAULT '',
   cost_usd REAL, latency_ms INTEGER NOT NULL DEFAULT 0,
   attempts INTEGER NOT NULL DEFAULT 0, retries INTEGER NOT NULL DEFAULT 0,
   error_kind TEXT NOT NULL DEFAULT '', error_message TEXT NOT NULL DEFAULT '', http_status INTEGER NOT NULL DEFAULT 0,
@@ -79,6 +83,8 @@ CREATE TABLE IF NOT EXISTS evaluations(
   kernel TEXT NOT NULL REFERENCES kernels(sha256), purpose TEXT NOT NULL, options_json TEXT NOT NULL,
   outcome TEXT NOT NULL, stage TEXT NOT NULL, passed INTEGER NOT NULL, speedup REAL NOT NULL,
   verdict_json TEXT NOT NULL, seconds REAL NOT NULL, created_at TEXT NOT NULL,
+  executor TEXT NOT NULL DEFAULT 'local', node TEXT NOT NULL DEFAULT '', partition_name TEXT NOT NULL DEFAULT '',
+  job_id TEXT NOT NULL DEFAULT '', tries INTEGER NOT NULL DEFAULT 1,
   UNIQUE(attempt_id, iteration, step));
 CREATE INDEX IF NOT EXISTS evaluations_run ON evaluations(run_id);
 CREATE TABLE IF NOT EXISTS tool_calls(
@@ -93,6 +99,25 @@ CREATE TABLE IF NOT EXISTS tool_calls(
 CREATE UNIQUE INDEX IF NOT EXISTS tool_calls_done ON tool_calls(attempt_id, iteration, step) WHERE status = 'done';
 CREATE INDEX IF NOT EXISTS tool_calls_run ON tool_calls(run_id);
 CREATE INDEX IF NOT EXISTS iterations_run ON iterations(run_id);
+CREATE TABLE IF NOT EXISTS executor_jobs(
+  id INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  job_key TEXT NOT NULL, attempt_id INTEGER, iteration INTEGER, step INTEGER, try_index INTEGER NOT NULL,
+  executor TEXT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '',
+  job_id TEXT NOT NULL DEFAULT '', partition_name TEXT NOT NULL DEFAULT '', node TEXT NOT NULL DEFAULT '',
+  queued_at TEXT NOT NULL DEFAULT '', started_at TEXT NOT NULL DEFAULT '', finished_at TEXT NOT NULL DEFAULT '',
+  seconds REAL NOT NULL DEFAULT 0,
+  UNIQUE(run_id, job_key, try_index));
+CREATE INDEX IF NOT EXISTS executor_jobs_run ON executor_jobs(run_id);
+)SQL";
+
+// Schema 1 -> 2: where each evaluation ran (the executor_jobs table is created by kSchema).
+const char* kMigrateFrom1 = R"SQL(
+ALTER TABLE evaluations ADD COLUMN executor TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE evaluations ADD COLUMN node TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN partition_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN tries INTEGER NOT NULL DEFAULT 1;
 )SQL";
 
 }  // namespace
@@ -136,9 +161,21 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
     if (!version) return version.error();
     if ((*version)->step()) {
       const int found = std::stoi((*version)->text(0));
-      if (found != kSchemaVersion)
+      version.value().reset();
+      if (found == 1) {
+        // Additive: the columns, filled from what schema 1 recorded.
+        if (auto s = d.exec(std::string(kMigrateFrom1) +
+                            "ALTER TABLE llm_calls ADD COLUMN usage_source TEXT NOT NULL DEFAULT '';"
+                            "UPDATE llm_calls SET usage_source = CASE WHEN usage_estimated = 1 THEN 'estimated' "
+                            "WHEN input_tokens + output_tokens > 0 THEN 'reported' WHEN status = 'running' THEN '' "
+                            "ELSE 'missing' END;"
+                            "UPDATE meta SET value = '2' WHERE key = 'schema_version';");
+            !s)
+          return make_error("store.schema", file.string() + ": upgrading the run store to schema 2: " + s.error().message);
+      } else if (found != kSchemaVersion) {
         return make_error("store.schema", file.string() + " has run-store schema " + std::to_string(found) +
                                               "; this kgb reads schema " + std::to_string(kSchemaVersion));
+      }
     } else {
       auto insert = d.prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?)");
       if (!insert) return insert.error();
@@ -421,7 +458,7 @@ constexpr const char* kLlmColumns =
     "id, run_id, attempt_id, iteration, step, status, provider, model, request_json, response_text, reasoning, "
     "tool_calls_json, finish_reason, input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, "
     "reasoning_tokens, usage_estimated, cost_usd, latency_ms, attempts, retries, error_kind, error_message, "
-    "http_status, max_output_tokens, started_at, finished_at";
+    "http_status, max_output_tokens, started_at, finished_at, usage_source";
 
 LlmCallRecord read_llm_call(const Statement& s) {
   LlmCallRecord c;
@@ -454,6 +491,7 @@ LlmCallRecord read_llm_call(const Statement& s) {
   c.max_output_tokens = s.integer(26);
   c.started_at = s.text(27);
   c.finished_at = s.text(28);
+  c.usage_source = s.text(29);
   return c;
 }
 
@@ -476,14 +514,15 @@ Status RunStore::finish_llm_call(const LlmCallRecord& c) {
       "UPDATE llm_calls SET status = ?, response_text = ?, reasoning = ?, tool_calls_json = ?, finish_reason = ?, "
       "input_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?, output_tokens = ?, reasoning_tokens = ?, "
       "usage_estimated = ?, cost_usd = ?, latency_ms = ?, attempts = ?, retries = ?, error_kind = ?, "
-      "error_message = ?, http_status = ?, finished_at = ? WHERE id = ?");
+      "error_message = ?, http_status = ?, finished_at = ?, usage_source = ? WHERE id = ?");
   if (!s) return s.error();
   auto& st = **s;
   st.bind(1, c.status).bind(2, c.response_text).bind(3, c.reasoning).bind(4, dump_json_column(c.tool_calls));
   st.bind(5, c.finish_reason).bind(6, c.tokens.input).bind(7, c.tokens.cached_input).bind(8, c.tokens.cache_write);
   st.bind(9, c.tokens.output).bind(10, c.tokens.reasoning).bind(11, c.usage_estimated).bind(12, c.cost_usd);
   st.bind(13, c.latency_ms).bind(14, c.attempts).bind(15, c.retries).bind(16, c.error_kind).bind(17, c.error_message);
-  st.bind(18, c.http_status).bind(19, utc_now()).bind(20, c.id);
+  const std::string source = !c.usage_source.empty() ? c.usage_source : c.usage_estimated ? "estimated" : "reported";
+  st.bind(18, c.http_status).bind(19, utc_now()).bind(20, source).bind(21, c.id);
   return st.run();
 }
 
@@ -507,7 +546,7 @@ constexpr const char* kToolColumns =
 
 constexpr const char* kEvaluationColumns =
     "id, run_id, attempt_id, iteration, step, kernel, purpose, options_json, outcome, stage, passed, speedup, "
-    "verdict_json, seconds, created_at";
+    "verdict_json, seconds, created_at, executor, node, partition_name, job_id, tries";
 
 EvaluationRecord read_evaluation(const Statement& s) {
   EvaluationRecord e;
@@ -526,6 +565,11 @@ EvaluationRecord read_evaluation(const Statement& s) {
   e.verdict = parse_json_column(s.text(12));
   e.seconds = s.real(13);
   e.created_at = s.text(14);
+  e.executor = s.text(15);
+  e.node = s.text(16);
+  e.partition = s.text(17);
+  e.job_id = s.text(18);
+  e.tries = static_cast<int>(s.integer(19));
   return e;
 }
 
@@ -550,13 +594,15 @@ Status RunStore::finish_tool_call(ToolCallRecord c, const std::optional<Evaluati
   if (evaluation) {
     auto s = d.prepare(
         "INSERT INTO evaluations(run_id, attempt_id, iteration, step, kernel, purpose, options_json, outcome, stage, "
-        "passed, speedup, verdict_json, seconds, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "passed, speedup, verdict_json, seconds, created_at, executor, node, partition_name, job_id, tries) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!s) return s.error();
     const auto& e = *evaluation;
     auto& st = **s;
     st.bind(1, e.run_id).bind(2, e.attempt_id).bind(3, e.iteration).bind(4, e.step).bind(5, e.kernel).bind(6, e.purpose);
     st.bind(7, dump_json_column(e.options)).bind(8, e.outcome).bind(9, e.stage).bind(10, e.passed).bind(11, e.speedup);
-    st.bind(12, dump_json_column(e.verdict)).bind(13, e.seconds).bind(14, utc_now());
+    st.bind(12, dump_json_column(e.verdict)).bind(13, e.seconds).bind(14, utc_now()).bind(15, e.executor);
+    st.bind(16, e.node).bind(17, e.partition).bind(18, e.job_id).bind(19, e.tries);
     if (auto r = st.run(); !r) return r.error();
     c.evaluation_id = d.last_insert_id();
   }
@@ -620,6 +666,71 @@ std::vector<EvaluationRecord> RunStore::evaluations(const std::string& run_id) {
 }
 
 // ---------------------------------------------------------------------------
+// Executor jobs
+
+Status RunStore::record_executor_job(const ExecutorJobRecord& j) {
+  // One row per try; later states fill in what they know and keep the rest.
+  auto s = impl_->db->prepare(
+      "INSERT INTO executor_jobs(run_id, job_key, attempt_id, iteration, step, try_index, executor, state, reason, "
+      "job_id, partition_name, node, queued_at, started_at, finished_at, seconds) "
+      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+      "CASE WHEN ?8 = 'queued' THEN ?13 ELSE '' END, CASE WHEN ?8 = 'running' THEN ?13 ELSE '' END, "
+      "CASE WHEN ?8 IN ('done','failed','withdrawn') THEN ?13 ELSE '' END, ?14) "
+      "ON CONFLICT(run_id, job_key, try_index) DO UPDATE SET state = excluded.state, "
+      "reason = CASE WHEN excluded.reason = '' THEN reason ELSE excluded.reason END, "
+      "job_id = CASE WHEN excluded.job_id = '' THEN job_id ELSE excluded.job_id END, "
+      "partition_name = CASE WHEN excluded.partition_name = '' THEN partition_name ELSE excluded.partition_name END, "
+      "node = CASE WHEN excluded.node = '' THEN node ELSE excluded.node END, "
+      "queued_at = CASE WHEN queued_at = '' THEN excluded.queued_at ELSE queued_at END, "
+      "started_at = CASE WHEN started_at = '' THEN excluded.started_at ELSE started_at END, "
+      "finished_at = CASE WHEN excluded.finished_at = '' THEN finished_at ELSE excluded.finished_at END, "
+      "seconds = CASE WHEN excluded.seconds > 0 THEN excluded.seconds ELSE seconds END");
+  if (!s) return s.error();
+  auto& st = **s;
+  st.bind(1, j.run_id).bind(2, j.key);
+  if (j.attempt_id) st.bind(3, *j.attempt_id);
+  else st.bind_null(3);
+  if (j.iteration) st.bind(4, *j.iteration);
+  else st.bind_null(4);
+  if (j.step) st.bind(5, *j.step);
+  else st.bind_null(5);
+  st.bind(6, j.try_index).bind(7, j.executor).bind(8, j.state).bind(9, j.reason).bind(10, j.job_id);
+  st.bind(11, j.partition).bind(12, j.node).bind(13, j.at.empty() ? utc_now() : j.at).bind(14, j.seconds);
+  return st.run();
+}
+
+std::vector<ExecutorJobRecord> RunStore::executor_jobs(const std::string& run_id) {
+  std::vector<ExecutorJobRecord> out;
+  auto s = impl_->db->prepare(
+      "SELECT run_id, job_key, attempt_id, iteration, step, try_index, executor, state, reason, job_id, partition_name, "
+      "node, queued_at, started_at, finished_at, seconds FROM executor_jobs WHERE run_id = ? ORDER BY id");
+  if (!s) return out;
+  (*s)->bind(1, run_id);
+  while ((*s)->step()) {
+    const auto& st = **s;
+    ExecutorJobRecord j;
+    j.run_id = st.text(0);
+    j.key = st.text(1);
+    if (!st.is_null(2)) j.attempt_id = st.integer(2);
+    if (!st.is_null(3)) j.iteration = static_cast<int>(st.integer(3));
+    if (!st.is_null(4)) j.step = static_cast<int>(st.integer(4));
+    j.try_index = static_cast<int>(st.integer(5));
+    j.executor = st.text(6);
+    j.state = st.text(7);
+    j.reason = st.text(8);
+    j.job_id = st.text(9);
+    j.partition = st.text(10);
+    j.node = st.text(11);
+    j.queued_at = st.text(12);
+    j.started_at = st.text(13);
+    j.finished_at = st.text(14);
+    j.seconds = st.real(15);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
 // Kernels and totals
 
 Result<std::string> RunStore::put_kernel(std::string_view source) {
@@ -646,7 +757,8 @@ RunTotals RunStore::totals(const std::string& run_id) {
   if (auto s = d.prepare(
           "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(cached_input_tokens),0), "
           "COALESCE(SUM(cache_write_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(reasoning_tokens),0), "
-          "COALESCE(SUM(cost_usd),0), COUNT(*) FROM llm_calls WHERE run_id = ? AND status IN ('done', 'failed')")) {
+          "COALESCE(SUM(cost_usd),0), COUNT(*), COALESCE(SUM(usage_source = 'estimated'),0), "
+          "COALESCE(SUM(usage_source = 'missing'),0) FROM llm_calls WHERE run_id = ? AND status IN ('done', 'failed')")) {
     (*s)->bind(1, run_id);
     if ((*s)->step()) {
       const auto& st = **s;
@@ -657,6 +769,8 @@ RunTotals RunStore::totals(const std::string& run_id) {
       t.tokens.reasoning = st.integer(4);
       t.cost_usd = st.real(5);
       t.llm_calls = static_cast<int>(st.integer(6));
+      t.estimated_usage_calls = static_cast<int>(st.integer(7));
+      t.missing_usage_calls = static_cast<int>(st.integer(8));
     }
   }
   if (auto s = d.prepare("SELECT COUNT(*) FROM iterations WHERE run_id = ? AND status = 'done'")) {

@@ -10,6 +10,12 @@
 
 #include "kgb_runner_abi.h"
 
+namespace kgb::wire {
+struct EntrySignature;
+struct Job;
+struct JobResult;
+}
+
 namespace kgb::runner {
 
 class Device {
@@ -19,6 +25,15 @@ class Device {
   virtual std::string describe() const = 0;  // device name and clocks for the verdict
   virtual void* allocate(size_t bytes) = 0;  // nullptr on failure
   virtual void release(void* p) = 0;
+  // Memory the host can read and the device can address (pinned host memory
+  // on GPUs): tensors with `location: host`. Released with release_host.
+  virtual void* allocate_host(size_t bytes) { return allocate(bytes); }
+  virtual void release_host(void* p) { release(p); }
+  // A device-resident copy of an array of device pointers (cuBLAS-style
+  // pointer arrays); a host array where the device is the host; nullptr
+  // where the backend has none (OpenCL). Released with release_pointer_array.
+  virtual void* make_pointer_array(void* const* pointers, size_t count);
+  virtual void release_pointer_array(void* p);
   virtual void upload(void* device_dst, const void* host_src, size_t bytes) = 0;
   virtual void download(void* host_dst, const void* device_src, size_t bytes) = 0;
   virtual void copy(void* device_dst, const void* device_src, size_t bytes) = 0;
@@ -31,8 +46,7 @@ class Device {
   // the device's own timer (events on the harness stream/queue on GPUs), plus
   // `host_us`: host wall time from just before the call until a device-wide
   // synchronise afterwards (catches work on side streams and deferred work).
-  virtual double timed_call(kgb_invoke_fn fn, kgb_tensor* const* tensors, const kgb_scalar_value* scalars, int& status,
-                            double& host_us) = 0;
+  virtual double timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t nargs, int& status, double& host_us) = 0;
   // A non-empty message when the device is in an unrecoverable state.
   virtual std::string sticky_error() { return {}; }
   // A job is over and the runner waits for the next: release anything that
@@ -44,7 +58,23 @@ class Device {
   // kernels (cuBLAS, ...) that the count above leaves out, or -1 when the
   // backend cannot tell them apart.
   virtual int64_t take_library_launch_count() { return -1; }
+  // Copy and fill commands (memcpy, memset, buffer reads, writes, copies and
+  // fills) issued since the last call, or -1 when the backend cannot count
+  // them. The runner's own transfers are not counted.
+  virtual int64_t take_copy_count() { return -1; }
 };
+
+// The entry signatures the parent sent with its hello (names and kinds of
+// the parameters, the upstream operator): what a generic baseline needs to
+// build a call by name. `current_entry` is the entry of the job being run.
+const wire::EntrySignature* current_entry();
+// The signature of an entry by key, from the hello (nullptr when absent).
+const wire::EntrySignature* entry_signature(const char* key);
+
+// A check job run in this process, as a runner would run it (tests and
+// oracles call implementations on the harness's own argument structures).
+// `entry` is what current_entry() answers meanwhile.
+wire::JobResult run_check_job(Device& device, kgb_invoke_fn fn, const wire::Job& job, const wire::EntrySignature* entry);
 
 // Serves the protocol on fds 3/4 until Bye or EOF. Returns the process exit
 // code. `implementation_kind` is asked after the task id was resolved.

@@ -89,6 +89,15 @@ cl_int kgb_cl_tensor_buffer(kgb_stream stream, const kgb_tensor* t, cl_mem* buff
  * `index + 1` to its element offset (a `long`). */
 cl_int kgb_cl_set_tensor_arg(kgb_stream stream, cl_kernel kernel, cl_uint index, const kgb_tensor* t);
 
+/* The items of a tensor list share one buffer on OpenCL. Returns that buffer
+ * (NULL when every item is None) and a harness-owned, read-only buffer of
+ * max(count, 1) cl_long element offsets: items[i]->data inside the buffer, -1
+ * for a None item. This is what an OpenCL kernel takes instead of an array of
+ * pointers (as CLBlast's batched routines take one cl_mem and an offsets
+ * array); each item's own sizes and strides are read from list->items[i] on
+ * the host. Do not release either buffer. */
+cl_int kgb_cl_tensor_list_buffers(kgb_stream stream, const kgb_tensor_list* list, cl_mem* storage, cl_mem* offsets);
+
 /* Enqueues `kernel` over an N-dimensional range on the harness queue. `local`
  * may be NULL; when given, each global size must be a multiple of it. */
 cl_int kgb_cl_enqueue(kgb_stream stream, cl_kernel kernel, cl_uint work_dim, const size_t* global_size,

@@ -182,15 +182,15 @@ uint8_t encode_fp8_magnitude(double r, int mantissa_bits, int bias, int min_expo
 }  // namespace
 
 double fp8_e4m3fn_to_double(uint8_t bits) {
-  if ((bits & 0x7F) == 0x7F) return std::nan("");
+  if ((bits & 0x7F) == 0x7F) return std::copysign(std::nan(""), (bits & 0x80) ? -1.0 : 1.0);
   return decode_fp8(bits, 4, 3, 7);
 }
 
 double fp8_e5m2_to_double(uint8_t bits) {
   const int exponent = (bits >> 2) & 0x1F;
   if (exponent == 0x1F) {
-    if (bits & 0x3) return std::nan("");
-    return (bits & 0x80) ? -INFINITY : INFINITY;
+    const double special = (bits & 0x3) ? std::nan("") : INFINITY;
+    return (bits & 0x80) ? -special : special;
   }
   return decode_fp8(bits, 5, 2, 15);
 }
@@ -199,9 +199,9 @@ uint8_t double_to_fp8_e4m3fn(double d, bool saturate) {
   const uint8_t sign = std::signbit(d) ? 0x80 : 0x00;
   if (std::isnan(d)) return sign | 0x7F;
   const double a = std::fabs(d);
-  // Without saturation PyTorch turns everything from the midpoint between 448
-  // and the next step (480, which would be the NaN code) on into NaN.
-  if (!saturate && a >= 464.0) return sign | 0x7F;
+  // Rounded first: 464, halfway between 448 and the step above it (480, the
+  // NaN code), rounds to even, which is 448; only what rounds above 448
+  // overflows.
   double r = std::isinf(a) ? a : round_to_grid(a, kE4M3);
   if (r > kE4M3.largest) {
     if (!saturate) return sign | 0x7F;
@@ -212,10 +212,9 @@ uint8_t double_to_fp8_e4m3fn(double d, bool saturate) {
 
 uint8_t double_to_fp8_e5m2(double d, bool saturate) {
   const uint8_t sign = std::signbit(d) ? 0x80 : 0x00;
-  if (std::isnan(d)) return sign | 0x7E;
+  if (std::isnan(d)) return sign | 0x7F;  // the NaN code PyTorch and CUDA write
   const double a = std::fabs(d);
-  if (std::isinf(a)) return sign | 0x7C;
-  double r = round_to_grid(a, kE5M2);
+  double r = std::isinf(a) ? a : round_to_grid(a, kE5M2);
   if (r > kE5M2.largest) {
     if (!saturate) return sign | 0x7C;
     r = kE5M2.largest;

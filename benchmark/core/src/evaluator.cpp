@@ -157,9 +157,9 @@ class RunnerSession {
 
   // Starts the runner and says hello. An Error means infrastructure trouble or
   // a runner that died at start-up (the caller decides which).
-  Result<wire::Ready> start(const std::string& task_id, double timeout) {
+  Result<wire::Ready> start(const wire::Hello& greeting, double timeout) {
     if (auto launched = launch(); !launched) return launched.error();
-    return hello(task_id, timeout);
+    return hello(greeting, timeout);
   }
 
   // The two halves of start(): a runner sets its device up before it reads
@@ -190,9 +190,9 @@ class RunnerSession {
     return Ok{};
   }
 
-  Result<wire::Ready> hello(const std::string& task_id, double timeout) {
+  Result<wire::Ready> hello(const wire::Hello& greeting, double timeout) {
     if (!child_) return make_error("child.spawn", "the runner was not started");
-    auto sent = child_->send(wire::MessageType::Hello, wire::encode_hello(task_id), deadline_after(timeout));
+    auto sent = child_->send(wire::MessageType::Hello, wire::encode_hello(greeting), deadline_after(timeout));
     if (!sent) return sent.error();
     auto reply = child_->receive(deadline_after(timeout), 1 << 20);
     if (!reply) return reply.error();
@@ -315,41 +315,84 @@ class SuspendedWhileTiming {
 
 size_t result_limit_for(const wire::Job& job) {
   size_t per_set = 0;
-  for (const auto& p : job.params)
-    if (p.is_tensor) per_set += p.tensor.storage_bytes();
+  for (const auto& p : job.params) per_set += p.returned_bytes();
   return per_set * std::max<size_t>(job.sets.size(), 1) + 64 * 1024 * 1024;
 }
 
-// Rebuilds the kernel's view of every output (and in-place) tensor from a
-// result set, copying (const) or moving (mutable) the bytes. Inputs are not
-// included: checks read them from the instance.
-template <class SetOutputs>
-std::map<std::string, HostTensor> outputs_of(const Task& task, const CaseInstance& inst, SetOutputs& outputs) {
-  std::map<std::string, HostTensor> got;
-  for (size_t i = 0; i < task.params.size(); ++i) {
-    const auto& p = task.params[i];
-    if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
-    const HostTensor& sent = inst.tensors.at(p.name);
-    HostTensor& t = got.emplace(p.name, HostTensor(sent.dtype(), sent.sizes(), sent.strides(), 0, sent.offset())).first->second;
-    auto& bytes = outputs[i];
-    // A result of the wrong size keeps the sent bytes (and fails the check).
-    if (bytes.size() != sent.storage().size()) t.storage() = sent.storage();
-    else if constexpr (std::is_const_v<SetOutputs>) t.storage() = bytes;
-    else t.storage() = std::move(bytes);
+// A tensor with an instance tensor's geometry and the given storage bytes
+// (the sent bytes when the runner's answer has the wrong size, which then
+// fails the check).
+HostTensor with_bytes(const HostTensor& sent, std::vector<std::byte>& bytes, bool move) {
+  HostTensor t(sent.dtype(), sent.sizes(), sent.strides(), 0, sent.offset());
+  if (bytes.size() != sent.storage().size()) t.storage() = sent.storage();
+  else if (move) t.storage() = std::move(bytes);
+  else t.storage() = bytes;
+  return t;
+}
+
+// What the kernel produced for one input set of a result: written tensors
+// and lists rebuilt from the returned bytes (moved when `move`, which spares
+// a copy of every large output of a timed case), view descriptors and host
+// scalars. Inputs are not included: checks read them from the instance.
+CaseOutputs outputs_from(const Task& entry, const CaseInstance& inst, wire::JobResult& r, size_t set, bool move) {
+  CaseOutputs out;
+  auto& bytes = r.outputs[set];
+  size_t scalar_index = 0;
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    const Param& p = entry.params[i];
+    if (p.kind == ParamKind::ScalarOutput) {
+      if (set < r.scalars.size() && scalar_index < r.scalars[set].size()) out.scalars[p.name] = r.scalars[set][scalar_index];
+      ++scalar_index;
+      continue;
+    }
+    if (!p.is_written() || i >= bytes.size()) continue;
+    if (p.kind == ParamKind::Tensor) {
+      if (inst.none.count(p.name)) continue;
+      if (p.role == TensorRole::View && p.alias == AliasRule::Required) continue;
+      if (p.role == TensorRole::Scratch && !p.scratch_zero_after) continue;
+      out.tensors.emplace(p.name, with_bytes(inst.tensors.at(p.name), bytes[i], move));
+    } else if (p.role != TensorRole::View) {
+      const ListInstance& list = inst.lists.at(p.name);
+      auto& items = out.lists[p.name];
+      const bool complete = bytes[i].size() == list.allocation_bytes;
+      for (size_t k = 0; k < list.items.size(); ++k) {
+        if (!list.items[k]) {
+          items.emplace_back(std::nullopt);
+          continue;
+        }
+        const HostTensor& sent = *list.items[k];
+        HostTensor t(sent.dtype(), sent.sizes(), sent.strides(), 0, sent.offset());
+        t.storage() = sent.storage();
+        if (complete)
+          std::memcpy(t.storage().data(), bytes[i].data() + list.byte_offsets[k], t.storage().size());
+        items.emplace_back(std::move(t));
+      }
+    }
   }
-  return got;
-}
-
-std::map<std::string, HostTensor> tensors_after(const Task& task, const CaseInstance& inst, const wire::JobResult& r,
-                                                size_t set) {
-  return outputs_of(task, inst, std::as_const(r.outputs[set]));
-}
-
-// As tensors_after, for a result looked at once: its output bytes are moved,
-// which spares a copy of every large output of a timed case.
-std::map<std::string, HostTensor> take_tensors_after(const Task& task, const CaseInstance& inst, wire::JobResult& r,
-                                                     size_t set) {
-  return outputs_of(task, inst, r.outputs[set]);
+  if (set < r.views.size()) {
+    for (const wire::ViewReport& v : r.views[set]) {
+      if (v.param < 0 || v.param >= static_cast<int>(entry.params.size())) continue;
+      ViewObservation o;
+      o.where = v.unchanged ? ViewObservation::Where::Unchanged
+                : v.holder < 0 ? ViewObservation::Where::Outside
+                               : ViewObservation::Where::Alias;
+      o.alias_param = v.holder;
+      o.misaligned = v.misaligned != 0;
+      o.reported_storage_offset = v.reported_storage_offset;
+      o.view.sizes.assign(v.sizes, v.sizes + v.rank);
+      o.view.strides.assign(v.strides, v.strides + v.rank);
+      o.view.storage_offset = v.element_offset;
+      const std::string& name = entry.params[v.param].name;
+      if (v.item < 0) {
+        out.observed_views[name] = o;
+      } else {
+        auto& items = out.observed_list_views[name];
+        if (items.size() <= static_cast<size_t>(v.item)) items.resize(v.item + 1);
+        items[v.item] = o;
+      }
+    }
+  }
+  return out;
 }
 
 bool view_all_poison(const HostTensor& t, uint8_t poison) {
@@ -434,45 +477,183 @@ double roofline_floor_us(const Platform& platform, const CaseInstance& inst) {
   return floor;
 }
 
+
 bool case_selected(const EvalOptions& options, const Case& c) {
   return options.case_filter.empty() || glob_match(options.case_filter, c.name);
 }
 
+// Whether a platform times a performance case: devices time every case, CPU
+// platforms (and OpenCL on a CPU) only those marked "cpu".
+bool timed_here(const Platform& platform, const Case& c) { return c.cpu || !platform.has("cpu_device"); }
+
+bool output_rule_ignored(const Task& entry, const std::string& name) {
+  auto it = entry.output_rules.find(name);
+  return it != entry.output_rules.end() && it->second.mode == OutputRule::Mode::None;
+}
+
+std::string entry_label(const Task& entry, const std::string& rest) {
+  return entry.is_overload ? entry.overload + ":" + rest : rest;
+}
+
 }  // namespace
 
-wire::Job make_job(const Task& task, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison) {
+CaseOutputs case_outputs_from(const Task& entry, const CaseInstance& inst, wire::JobResult& result, size_t set, bool move) {
+  return outputs_from(entry, inst, result, set, move);
+}
+
+wire::Hello make_hello(const Task& task) {
+  wire::Hello hello;
+  hello.task_id = task.id;
+  for (const Task* e : task.entries()) {
+    wire::EntrySignature sig;
+    sig.key = e->key();
+    sig.upstream_name = e->upstream_name;
+    sig.overload = e->overload;
+    for (const auto& p : e->params) {
+      wire::SignatureParam sp;
+      sp.name = p.name;
+      sp.optional = p.optional;
+      sp.role = static_cast<uint8_t>(p.role);
+      sp.scalar_type = static_cast<uint8_t>(p.scalar_type);
+      switch (p.kind) {
+        case ParamKind::Tensor: sp.kind = static_cast<uint8_t>(wire::ArgKind::Tensor); break;
+        case ParamKind::TensorList: sp.kind = static_cast<uint8_t>(wire::ArgKind::List); break;
+        case ParamKind::ScalarOutput: sp.kind = static_cast<uint8_t>(wire::ArgKind::ScalarOut); break;
+        case ParamKind::Scalar:
+          sp.kind = static_cast<uint8_t>(p.optional                              ? wire::ArgKind::OptScalar
+                                         : p.scalar_type == ScalarType::IntList ? wire::ArgKind::IntList
+                                                                                : wire::ArgKind::Scalar);
+          break;
+      }
+      for (const auto& [name, number] : p.enum_values) {
+        sp.enum_names.push_back(name);
+        sp.enum_numbers.push_back(number);
+      }
+      sig.params.push_back(std::move(sp));
+    }
+    hello.entries.push_back(std::move(sig));
+  }
+  return hello;
+}
+
+wire::Job make_job(const Task& entry, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison) {
   wire::Job job;
   job.mode = mode;
   job.poison = poison;
+  job.key = entry.key();
   const CaseInstance& first = *sets.front();
-  for (const auto& p : task.params) {
-    wire::ParamDesc d;
-    if (p.kind == ParamKind::Tensor) {
-      const HostTensor& t = first.tensors.at(p.name);
-      d.is_tensor = true;
-      d.tensor.dtype = static_cast<int32_t>(t.dtype());
-      d.tensor.rank = t.rank();
-      for (int i = 0; i < t.rank(); ++i) {
-        d.tensor.sizes[i] = t.sizes()[i];
-        d.tensor.strides[i] = t.strides()[i];
-      }
-      d.tensor.storage_elements = t.storage_elements();
-      d.tensor.offset = t.offset();
-      d.tensor.role = static_cast<uint8_t>(p.role == TensorRole::Input ? wire::Role::Input
-                                           : p.role == TensorRole::Output ? wire::Role::Output
-                                                                          : wire::Role::InOut);
-    } else {
-      double v = first.scalars.at(p.name);
-      if (p.scalar_type == ScalarType::Float64) d.scalar.f = v;
-      else d.scalar.i = static_cast<int64_t>(std::llround(v));
+  auto describe = [](const HostTensor& t, wire::Role role) {
+    wire::TensorDesc d;
+    d.dtype = static_cast<int32_t>(t.dtype());
+    d.rank = t.rank();
+    for (int i = 0; i < t.rank(); ++i) {
+      d.sizes[i] = t.sizes()[i];
+      d.strides[i] = t.strides()[i];
     }
-    job.params.push_back(d);
+    d.storage_elements = t.storage_elements();
+    d.offset = t.offset();
+    d.role = static_cast<uint8_t>(role);
+    d.flags = t.flags();
+    return d;
+  };
+  auto role_of = [](TensorRole r) {
+    switch (r) {
+      case TensorRole::Input: return wire::Role::Input;
+      case TensorRole::Output: return wire::Role::Output;
+      case TensorRole::InOut: return wire::Role::InOut;
+      case TensorRole::View: return wire::Role::View;
+      case TensorRole::Scratch: return wire::Role::Scratch;
+    }
+    return wire::Role::Input;
+  };
+  for (const auto& p : entry.params) {
+    wire::ParamDesc d;
+    switch (p.kind) {
+      case ParamKind::Tensor: {
+        if (first.none.count(p.name)) {
+          d.kind = wire::ArgKind::None;
+          break;
+        }
+        const HostTensor& t = first.tensors.at(p.name);
+        d.kind = wire::ArgKind::Tensor;
+        d.tensor = describe(t, role_of(p.role));
+        d.tensor.host_resident = p.host_resident;
+        d.tensor.zero_init = p.scratch_zero_init;
+        d.tensor.returned = (p.role == TensorRole::Output || p.role == TensorRole::InOut ||
+                             (p.role == TensorRole::View && p.alias != AliasRule::Required) ||
+                             (p.role == TensorRole::Scratch && p.scratch_zero_after));
+        if (auto a = first.aliases.find(p.name); a != first.aliases.end()) d.tensor.lives_on = entry.param_index(a->second);
+        break;
+      }
+      case ParamKind::TensorList: {
+        const ListInstance& list = first.lists.at(p.name);
+        d.kind = wire::ArgKind::List;
+        d.list.role = static_cast<uint8_t>(role_of(p.role));
+        d.list.pointer_array = p.pointer_array;
+        d.list.allocation_bytes = list.allocation_bytes;
+        for (size_t k = 0; k < list.items.size(); ++k) {
+          wire::ListItemDesc item;
+          if (list.items[k]) {
+            item.tensor = describe(*list.items[k], role_of(p.role));
+            item.byte_offset = p.role == TensorRole::View ? 0 : list.byte_offsets[k];
+          }
+          if (list.items[k] && p.role == TensorRole::View) item.byte_offset = 0;
+          d.list.items.push_back(item);
+        }
+        if (!list.items.empty() && list.items.front()) d.list.dtype = static_cast<int32_t>(list.items.front()->dtype());
+        break;
+      }
+      case ParamKind::ScalarOutput: d.kind = wire::ArgKind::ScalarOut; break;
+      case ParamKind::Scalar: {
+        const ScalarValue& v = first.scalars.at(p.name);
+        if (p.scalar_type == ScalarType::IntList) {
+          d.kind = wire::ArgKind::IntList;
+          d.int_list = v.list;
+          break;
+        }
+        d.kind = p.optional ? wire::ArgKind::OptScalar : wire::ArgKind::Scalar;
+        d.none = v.none();
+        switch (p.scalar_type) {
+          case ScalarType::Float64:
+            d.value.f = v.kind == ScalarValue::Kind::Float ? v.f : static_cast<double>(v.i);
+            d.opt = wire::OptKind::F64;
+            break;
+          case ScalarType::Complex: d.value.c = {v.c.real(), v.c.imag()}; break;
+          case ScalarType::AtenScalar: {
+            kgb_scalar s{};
+            if (v.kind == ScalarValue::Kind::Bool) s.dtype = KGB_BOOL, s.v.i = v.i;
+            else if (v.kind == ScalarValue::Kind::Float) s.dtype = KGB_F64, s.v.f = v.f;
+            else if (v.kind == ScalarValue::Kind::Complex) s.dtype = KGB_C128, s.v.c = {v.c.real(), v.c.imag()};
+            else s.dtype = KGB_I64, s.v.i = v.i;
+            d.value.s = s;
+            d.opt = wire::OptKind::AtenScalar;
+            break;
+          }
+          case ScalarType::Bool: case ScalarType::Enum:
+            d.value.i = v.i;
+            d.opt = wire::OptKind::Int;
+            break;
+          default:
+            d.value.i = v.kind == ScalarValue::Kind::Float ? static_cast<int64_t>(std::llround(v.f)) : v.i;
+            d.opt = wire::OptKind::I64;
+            break;
+        }
+        break;
+      }
+    }
+    job.params.push_back(std::move(d));
   }
   for (const CaseInstance* inst : sets) {
     std::vector<std::span<const std::byte>> set;
-    for (const auto& p : task.params) {
-      if (p.kind == ParamKind::Tensor && p.role != TensorRole::Output) set.emplace_back(inst->tensors.at(p.name).storage());
-      else set.emplace_back();
+    for (size_t i = 0; i < entry.params.size(); ++i) {
+      const auto& p = entry.params[i];
+      if (!job.params[i].sends_bytes()) {
+        set.emplace_back();
+      } else if (p.kind == ParamKind::Tensor) {
+        set.emplace_back(inst->tensors.at(p.name).storage());
+      } else {
+        set.emplace_back(inst->lists.at(p.name).packed);
+      }
     }
     job.sets.push_back(std::move(set));
   }
@@ -484,22 +665,22 @@ const EvalHooks& default_eval_hooks() { return hooks_storage(); }
 
 std::string generate_glue(const Task& task) {
   std::ostringstream os;
-  os << "// Generated: adapts " << task.entry << " to the runner's uniform call.\n"
-     << "#include <string.h>\n#include \"kgb_runner_abi.h\"\n\n"
-     << entry_declaration(task) << "\n\n"
-     << "static int kgb_glue_invoke(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {\n"
-     << "  (void)t; (void)s;\n  return " << task.entry << "(";
-  for (size_t i = 0; i < task.params.size(); ++i) {
-    const auto& p = task.params[i];
-    if (p.kind == ParamKind::Tensor) os << "t[" << i << "]";
-    else if (p.scalar_type == ScalarType::Float64) os << "s[" << i << "].f";
-    else if (p.scalar_type == ScalarType::Bool) os << "(int)s[" << i << "].i";
-    else os << "s[" << i << "].i";
-    os << ", ";
+  os << "// Generated: adapts the entry points of " << task.id << " to the runner's uniform call.\n"
+     << "#include <string.h>\n#include \"kgb_runner_abi.h\"\n\n";
+  const auto entries = task.entries();
+  for (size_t e = 0; e < entries.size(); ++e) {
+    const Task& entry = *entries[e];
+    os << entry_declaration(entry) << "\n\n"
+       << "static int kgb_glue_invoke_" << e << "(const kgb_arg* a, int32_t n, kgb_stream stream) {\n"
+       << "  if (n != " << entry.params.size() << ") return KGB_ERR_INVALID;\n"
+       << "  (void)a;\n  return " << entry.entry << "(";
+    for (size_t i = 0; i < entry.params.size(); ++i) os << entry_argument(entry.params[i], "a[" + std::to_string(i) + "]") << ", ";
+    os << "stream);\n}\n\n";
   }
-  os << "stream);\n}\n\n"
-     << "extern \"C\" kgb_invoke_fn kgb_runner_resolve(const char* task_id) {\n"
-     << "  return strcmp(task_id, \"" << task.id << "\") == 0 ? kgb_glue_invoke : (kgb_invoke_fn)0;\n}\n";
+  os << "extern \"C\" kgb_invoke_fn kgb_runner_resolve(const char* key) {\n";
+  for (size_t e = 0; e < entries.size(); ++e)
+    os << "  if (strcmp(key, \"" << entries[e]->key() << "\") == 0) return kgb_glue_invoke_" << e << ";\n";
+  os << "  return (kgb_invoke_fn)0;\n}\n";
   return os.str();
 }
 
@@ -566,6 +747,77 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
   return out;
 }
 
+
+ReferenceCache::ReferenceCache(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+
+uint64_t PreparedCase::bytes() const {
+  uint64_t n = 0;
+  for (const auto& [name, t] : instance.tensors) n += t.storage().size();
+  for (const auto& [name, l] : instance.lists) {
+    n += l.packed.size();
+    for (const auto& item : l.items)
+      if (item) n += item->storage().size();
+  }
+  for (const auto& [name, t] : expected.tensors) n += t.storage().size();
+  for (const auto& [name, items] : expected.lists)
+    for (const auto& item : items)
+      if (item) n += item->storage().size();
+  return n;
+}
+
+std::shared_ptr<const PreparedCase> ReferenceCache::find(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) {
+    ++misses_;
+    return nullptr;
+  }
+  ++hits_;
+  it->second.last_use = ++clock_;
+  return it->second.value;
+}
+
+void ReferenceCache::insert(const std::string& key, std::shared_ptr<const PreparedCase> value) {
+  const uint64_t bytes = value->bytes();
+  std::lock_guard lock(mutex_);
+  if (bytes > max_bytes_ || entries_.count(key)) return;
+  // Least recently used first out, until the new one fits.
+  while (held_bytes_ + bytes > max_bytes_ && !entries_.empty()) {
+    auto oldest = std::min_element(entries_.begin(), entries_.end(),
+                                   [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+    held_bytes_ -= oldest->second.bytes;
+    entries_.erase(oldest);
+  }
+  entries_[key] = Entry{std::move(value), bytes, ++clock_};
+  held_bytes_ += bytes;
+}
+
+ReferenceCache::Stats ReferenceCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return Stats{hits_, misses_, held_bytes_, entries_.size()};
+}
+
+Result<std::shared_ptr<const PreparedCase>> prepare_case(const Task& entry, size_t case_index, bool performance,
+                                                         const DTypeBinding& dtypes, uint64_t seed, ReferenceCache* cache) {
+  const std::string key = entry.key() + "|" + entry.spec_hash + "|" + (performance ? "perf" : "check") + "|" +
+                          std::to_string(case_index) + "|" + binding_label(dtypes) + "|" + std::to_string(seed);
+  if (cache)
+    if (auto hit = cache->find(key)) return hit;
+  auto prepared = std::make_shared<PreparedCase>();
+  // The instance points into its own copy of the entry, so a cached case
+  // outlives the Task object it was made from.
+  prepared->entry = std::make_shared<Task>(entry);
+  const Case& c = (performance ? prepared->entry->performance : prepared->entry->correctness).at(case_index);
+  auto inst = instantiate_case(*prepared->entry, c, dtypes, seed);
+  if (!inst) return inst.error();
+  prepared->instance = std::move(*inst);
+  auto ref = run_reference(prepared->instance);
+  if (!ref) return ref.error();
+  prepared->expected = std::move(*ref);
+  if (cache) cache->insert(key, prepared);
+  return std::shared_ptr<const PreparedCase>(prepared);
+}
+
 namespace {
 
 constexpr int64_t kSingleSetBytes = 64ll << 20;
@@ -573,6 +825,7 @@ constexpr int64_t kSingleSetBytes = 64ll << 20;
 int64_t instance_bytes(const CaseInstance& inst) {
   int64_t bytes = 0;
   for (const auto& [name, t] : inst.tensors) bytes += static_cast<int64_t>(t.storage().size());
+  for (const auto& [name, l] : inst.lists) bytes += static_cast<int64_t>(l.allocation_bytes);
   return bytes;
 }
 
@@ -585,27 +838,35 @@ class PerfCasePreparer {
  public:
   struct Prepared {
     std::string label;
+    const Task* entry = nullptr;
     const Case* spec = nullptr;
-    DType dtype = DType::F32;
-    std::vector<CaseInstance> sets;
-    std::vector<std::map<std::string, HostTensor>> expected;
+    DTypeBinding dtypes;
+    std::vector<std::shared_ptr<const PreparedCase>> sets;
     std::string error;  // the case cannot be built (a task bug): infrastructure error
   };
 
-  PerfCasePreparer(const Task& task, const EvalOptions& options, uint64_t run_seed, int ahead) : ahead_(ahead) {
-    for (const auto& c : task.performance) {
-      if (!case_selected(options, c)) continue;
-      for (DType dt : case_dtypes(task, c)) {
-        Prepared p;
-        p.label = c.name + "/" + std::string(dtype_name(dt));
-        p.spec = &c;
-        p.dtype = dt;
-        items_.push_back(std::move(p));
+  PerfCasePreparer(const Task& task, const Platform& platform, const EvalOptions& options, uint64_t run_seed, int ahead)
+      : ahead_(ahead) {
+    for (const Task* entry : task.entries()) {
+      if (entry->timing == TimingMode::None) continue;
+      for (size_t ci = 0; ci < entry->performance.size(); ++ci) {
+        const Case& c = entry->performance[ci];
+        if (!case_selected(options, c) || !timed_here(platform, c)) continue;
+        for (const DTypeBinding& dt : case_dtypes(*entry, c)) {
+          Prepared p;
+          p.label = entry_label(*entry, c.name + "/" + binding_label(dt));
+          p.entry = entry;
+          p.spec = &c;
+          p.dtypes = dt;
+          items_.push_back(std::move(p));
+          case_index_.push_back(ci);
+        }
       }
     }
     ready_.assign(items_.size(), false);
     const int sets = std::max(1, options.rotating_sets);
-    worker_ = std::jthread([this, &task, sets, run_seed](std::stop_token stop) {
+    ReferenceCache* cache = options.reference_cache.get();
+    worker_ = std::jthread([this, sets, run_seed, cache](std::stop_token stop) {
       for (size_t i = 0; i < items_.size(); ++i) {
         {
           std::unique_lock lock(mutex_);
@@ -617,19 +878,14 @@ class PerfCasePreparer {
           // One set already far larger than any cache gains nothing from a
           // second: caches are flushed before every timed call anyway, and the
           // roofline floor and re-check catch a kernel that skips work.
-          if (s == 1 && instance_bytes(p.sets[0]) >= kSingleSetBytes) break;
-          auto inst = instantiate_case(task, *p.spec, p.dtype, derive_seed(run_seed, task.id + "|perf|" + p.label + "#" + std::to_string(s)));
-          if (!inst) {
-            p.error = "the task's performance case cannot be built: " + inst.error().message;
+          if (s == 1 && instance_bytes(p.sets[0]->instance) >= kSingleSetBytes) break;
+          auto prepared = prepare_case(*p.entry, case_index_[i], true, p.dtypes,
+                                       derive_seed(run_seed, p.entry->id + "|perf|" + p.label + "#" + std::to_string(s)), cache);
+          if (!prepared) {
+            p.error = "the task's performance case cannot be built: " + prepared.error().message;
             break;
           }
-          auto ref = run_reference(*inst);
-          if (!ref) {
-            p.error = ref.error().message;
-            break;
-          }
-          p.sets.push_back(std::move(*inst));
-          p.expected.push_back(std::move(*ref));
+          p.sets.push_back(std::move(*prepared));
         }
         std::lock_guard lock(mutex_);
         ready_[i] = true;
@@ -661,12 +917,91 @@ class PerfCasePreparer {
  private:
   int ahead_;
   std::vector<Prepared> items_;
+  std::vector<size_t> case_index_;
   std::vector<bool> ready_;
   int64_t finished_ = 0;  // cases whose timing is over
   std::mutex mutex_;
   std::condition_variable_any changed_;
   std::jthread worker_;  // last: stopped and joined before the rest goes
 };
+
+// Whether a case's outputs have anything a kernel must produce.
+bool has_output_elements(const Task& entry, const CaseInstance& inst) {
+  for (const auto& p : entry.params) {
+    if (p.kind == ParamKind::ScalarOutput) return true;
+    if (p.kind == ParamKind::Tensor && p.is_written() && p.role != TensorRole::Scratch && !inst.none.count(p.name) &&
+        inst.tensors.at(p.name).numel() > 0)
+      return true;
+    if (p.kind == ParamKind::TensorList && p.is_written())
+      for (const auto& item : inst.lists.at(p.name).items)
+        if (item && item->numel() > 0) return true;
+  }
+  return false;
+}
+
+// L2 checks on one call: device work, inputs unchanged, outputs written,
+// nothing outside an output's view or a list's items changed.
+void check_call_integrity(Verdict& v, const Task& entry, const CaseInstance& inst, const CaseOutputs& expected,
+                          const CaseOutputs& got, const wire::JobResult& result, uint8_t poison, const std::string& label) {
+  if (entry.device_work != DeviceWork::None && has_output_elements(entry, inst)) {
+    const int64_t copies = std::max<int64_t>(result.copies, 0);
+    const bool copy_counts = entry.device_work == DeviceWork::Copy;
+    if (result.launches == 0 && !(copy_counts && copies > 0)) {
+      // Library kernels (cuBLAS and the like) are not the candidate's own work.
+      if (result.library_launches > 0)
+        add_finding(v, "library-only-launches", "L2", "reject",
+                    "the call launched only library kernels (" + std::to_string(result.library_launches) +
+                        " launch(es), e.g. cuBLAS) and no kernel of its own",
+                    label);
+      else
+        add_finding(v, "no-device-work", "L2", "reject",
+                    copy_counts ? "the call issued no device work (no kernel launch, no copy or fill command)"
+                                : "the call issued no device work (no kernel launch or enqueue)",
+                    label);
+    }
+  }
+  std::set<std::string> hosts;  // inputs an output lives on: written on purpose
+  for (const auto& [target, host] : inst.aliases) hosts.insert(host);
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    const auto& p = entry.params[i];
+    if (p.kind == ParamKind::Tensor && !inst.none.count(p.name)) {
+      const HostTensor& sent = inst.tensors.at(p.name);
+      if (p.role == TensorRole::Input && !hosts.count(p.name)) {
+        uint64_t h = wire::hash_bytes(sent.storage().data(), sent.storage().size());
+        if (result.hashes[0][i] != h)
+          add_finding(v, "input-mutated", "L2", "reject", "input tensor '" + p.name + "' was modified by the kernel", label);
+      } else if (p.role == TensorRole::Output && !inst.aliases.count(p.name)) {
+        const HostTensor& after = got.tensors.at(p.name);
+        // (unless the right answer itself has the poison's bytes, e.g. an i32 -1 under 0xFF)
+        auto e = expected.tensors.find(p.name);
+        if (view_all_poison(after, poison) && e != expected.tensors.end() && !view_all_poison(e->second, poison))
+          add_finding(v, "output-untouched", "L2", "reject", "output '" + p.name + "' still holds the harness's poison pattern: the kernel never wrote it", label);
+        if (int64_t w = gap_writes(after, poison))
+          add_finding(v, "wrote-outside-output", "L2", "reject", std::to_string(w) + " element(s) of '" + p.name + "' storage outside its view were written", label);
+      }
+    } else if (p.kind == ParamKind::TensorList && p.role != TensorRole::View) {
+      const ListInstance& list = inst.lists.at(p.name);
+      if (p.role == TensorRole::Input) {
+        uint64_t h = wire::hash_bytes(list.packed.data(), list.packed.size());
+        if (result.hashes[0][i] != h)
+          add_finding(v, "input-mutated", "L2", "reject", "an item (or a gap between items) of input list '" + p.name + "' was modified", label);
+        continue;
+      }
+      const auto& bytes = result.outputs[0][i];
+      if (bytes.size() != list.allocation_bytes) continue;
+      const std::vector<char> gaps = list.gap_mask();
+      int64_t written = 0;
+      for (size_t b = 0; b < gaps.size(); ++b) {
+        if (!gaps[b]) continue;
+        const std::byte want = p.role == TensorRole::InOut ? list.packed[b] : std::byte{poison};
+        written += bytes[b] != want;
+      }
+      if (written)
+        add_finding(v, "wrote-outside-output", "L2", "reject",
+                    std::to_string(written) + " byte(s) of list '" + p.name + "' outside its items were written (items do not lie back to back)", label);
+    }
+  }
+}
 
 }  // namespace
 
@@ -687,6 +1022,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     if (tracing)
       std::fprintf(stderr, "kgb-trace %8.3f s  %s\n", std::chrono::duration<double>(Clock::now() - started).count(), what.c_str());
   };
+  const std::vector<const Task*> entries = task.entries();
 
   // 1. Lint
   v.stage = Stage::Lint;
@@ -710,11 +1046,15 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   // 2. Compile
   v.stage = Stage::Compile;
   TempDir work("kgb-eval");
+  bool any_timed_case = false;
+  for (const Task* entry : entries)
+    if (entry->timing != TimingMode::None)
+      for (const auto& c : entry->performance) any_timed_case = any_timed_case || (case_selected(options, c) && timed_here(platform, c));
   // The baseline runner is needed only for timing, but starting it now lets
   // its set-up run while the candidate compiles.
   std::unique_ptr<RunnerSession> baseline;
   std::string baseline_missing;  // why there is no baseline, said on every timed case
-  const bool timing = options.time && platform.has("time") && platform.has("run") && !task.performance.empty();
+  const bool timing = options.time && platform.has("time") && platform.has("run") && any_timed_case;
   if (timing && options.baseline && !platform.baseline_runner.empty()) {
     auto exe = build_root() / platform.baseline_runner;
     if (std::filesystem::exists(exe)) {
@@ -728,7 +1068,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     }
   }
   std::optional<PerfCasePreparer> perf_cases;
-  if (timing) perf_cases.emplace(task, options, run_seed, platform.backend == "cpu" ? 0 : 1);
+  if (timing) perf_cases.emplace(task, platform, options, run_seed, platform.backend == "cpu" ? 0 : 1);
   auto compiled = compile_candidate(task, platform, source, work.path(), hooks);
   v.compile_seconds = compiled.seconds;
   v.diagnostics.insert(v.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
@@ -764,7 +1104,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   v.stage = Stage::Check;
   auto check_start = Clock::now();
   RunnerSession runner(platform, compiled.executable, work.path());
-  auto ready = runner.start(task.id, std::max(10.0, options.check_timeout_seconds));
+  auto ready = runner.start(make_hello(task), std::max(10.0, options.check_timeout_seconds));
   if (!ready) {
     runner_failed(v, runner, ready.error(), "start-up", nullptr);
     if (ready.error().code == "child.spawn") {
@@ -776,142 +1116,102 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   v.platform_facts = ready->device;
   trace("runner ready");
   bool all_passed = true;
-  for (const auto& c : task.correctness) {
-    if (!case_selected(options, c)) continue;
-    for (DType dt : case_dtypes(task, c)) {
-      for (int s = 0; s < options.seeds_per_case; ++s) {
-        std::string label = c.name + "/" + std::string(dtype_name(dt)) + "#" + std::to_string(s);
-        auto inst = instantiate_case(task, c, dt, derive_seed(run_seed, task.id + "|" + label));
-        if (!inst) {
-          v.outcome = Outcome::InfraError;
-          v.summary = "the task's case cannot be built: " + inst.error().message;
-          runner.finish(5);
-          return finish(v);
-        }
-        auto expected = run_reference(*inst);
-        if (!expected) {
-          v.outcome = Outcome::InfraError;
-          v.summary = expected.error().message;
-          runner.finish(5);
-          return finish(v);
-        }
-        uint8_t poison = s % 2 == 0 ? 0xFF : 0xA5;
-        auto job = make_job(task, {&*inst}, wire::JobMode::Check, poison);
-        CaseCheck pending;
-        pending.name = c.name;
-        pending.dtype = std::string(dtype_name(dt));
-        pending.seed_index = s;
-        auto result = runner.run(job, options.check_timeout_seconds, result_limit_for(job), nullptr);
-        if (!result) {
-          runner_failed(v, runner, result.error(), label, &pending);
-          v.check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
-          return finish(v);
-        }
-        if (!result->error.empty()) {
-          runner.finish(5);
-          v.outcome = Outcome::RuntimeError;
-          v.summary = "device error on case " + label + ": " + result->error;
-          pending.status = "device-error";
-          pending.message = result->error;
-          v.cases.push_back(pending);
-          v.child_stdout = cap(runner.out());
-          v.child_stderr = cap(runner.err());
-          return finish(v);
-        }
-        if (result->status != 0) {
-          pending.status = "kernel-error";
-          pending.message = "the kernel returned " + std::to_string(result->status);
-          v.cases.push_back(pending);
-          all_passed = false;
-          continue;
-        }
-        // An empty output needs no device work (and zero-sized launches are invalid).
-        bool has_output_elements = false;
-        for (const auto& p : task.params)
-          if (p.kind == ParamKind::Tensor && p.role != TensorRole::Input && inst->tensors.at(p.name).numel() > 0)
-            has_output_elements = true;
-        if (result->launches == 0 && has_output_elements) {
-          // Library kernels (cuBLAS and the like) are not the candidate's own work.
-          if (result->library_launches > 0)
-            add_finding(v, "library-only-launches", "L2", "reject",
-                        "the call launched only library kernels (" + std::to_string(result->library_launches) +
-                            " launch(es), e.g. cuBLAS) and no kernel of its own",
-                        label);
-          else
-            add_finding(v, "no-device-work", "L2", "reject", "the call issued no device work (no kernel launch or enqueue)", label);
-        }
-        auto got = tensors_after(task, *inst, *result, 0);
-        CaseCheck check = check_outputs(*inst, *expected, got);
-        check.seed_index = s;
-        // L2: inputs must come back unchanged, outputs must have been written,
-        // and nothing outside an output's view may change.
-        for (size_t i = 0; i < task.params.size(); ++i) {
-          const auto& p = task.params[i];
-          if (p.kind != ParamKind::Tensor) continue;
-          const HostTensor& sent = inst->tensors.at(p.name);
-          if (p.role == TensorRole::Input) {
-            uint64_t h = wire::hash_bytes(sent.storage().data(), sent.storage().size());
-            if (result->hashes[0][i] != h)
-              add_finding(v, "input-mutated", "L2", "reject", "input tensor '" + p.name + "' was modified by the kernel", label);
-          } else if (p.role == TensorRole::Output) {
-            const HostTensor& after = got.at(p.name);
-            // (unless the right answer itself has the poison's bytes, e.g. an i32 -1 under 0xFF)
-            if (view_all_poison(after, poison) && !view_all_poison(expected->at(p.name), poison))
-              add_finding(v, "output-untouched", "L2", "reject", "output '" + p.name + "' still holds the harness's poison pattern: the kernel never wrote it", label);
-            if (int64_t w = gap_writes(after, poison))
-              add_finding(v, "wrote-outside-output", "L2", "reject", std::to_string(w) + " element(s) of '" + p.name + "' storage outside its view were written", label);
-          }
-        }
-        // Determinism (first seed of every case): the same inputs again must give the same bits.
-        if (s == 0 && task.deterministic && check.passed) {
-          auto again = runner.run(make_job(task, {&*inst}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds, result_limit_for(job), nullptr);
-          if (!again) {
-            runner_failed(v, runner, again.error(), label + " (repeat)", nullptr);
+  for (const Task* entry_ptr : entries) {
+    const Task& entry = *entry_ptr;
+    for (size_t ci = 0; ci < entry.correctness.size(); ++ci) {
+      const Case& c = entry.correctness[ci];
+      if (!case_selected(options, c)) continue;
+      const bool deterministic = c.deterministic.value_or(entry.deterministic);
+      for (const DTypeBinding& dt : case_dtypes(entry, c)) {
+        for (int s = 0; s < options.seeds_per_case; ++s) {
+          const std::string label = entry_label(entry, c.name + "/" + binding_label(dt) + "#" + std::to_string(s));
+          auto prepared = prepare_case(entry, ci, false, dt, derive_seed(run_seed, task.id + "|" + label), nullptr);
+          if (!prepared) {
+            v.outcome = Outcome::InfraError;
+            v.summary = prepared.error().code.rfind("reference", 0) == 0 ? prepared.error().message
+                                                                          : "the task's case cannot be built: " + prepared.error().message;
+            runner.finish(5);
             return finish(v);
           }
-          auto first_outputs = tensors_after(task, *inst, *result, 0), second_outputs = tensors_after(task, *inst, *again, 0);
-          for (size_t i = 0; i < task.params.size(); ++i) {
-            const auto& p = task.params[i];
-            if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
-            const HostTensor &a = first_outputs.at(p.name), &b = second_outputs.at(p.name);
-            bool same = true;
-            int32_t size = dtype_size(a.dtype());
-            OffsetWalker w(a, 0);
-            for (int64_t k = 0; k < a.numel() && same; ++k, w.next())
-              same = std::memcmp(a.data() + w.offset() * size, b.data() + w.offset() * size, size) == 0;
-            if (!same) add_finding(v, "nondeterministic", "L2", "reject", "output '" + p.name + "' differs between two calls with identical inputs", label);
+          const CaseInstance& inst = (*prepared)->instance;
+          const CaseOutputs& expected = (*prepared)->expected;
+          const Task& inst_entry = *inst.task;
+          uint8_t poison = s % 2 == 0 ? 0xFF : 0xA5;
+          auto job = make_job(inst_entry, {&inst}, wire::JobMode::Check, poison);
+          CaseCheck pending;
+          pending.name = entry_label(entry, c.name);
+          pending.dtype = inst.dtype_label();
+          pending.seed_index = s;
+          auto result = runner.run(job, options.check_timeout_seconds, result_limit_for(job), nullptr);
+          if (!result) {
+            runner_failed(v, runner, result.error(), label, &pending);
+            v.check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
+            return finish(v);
           }
-        }
-        // Random operators: another seed on the same inputs must change the output.
-        if (s == 0 && task.check == CheckKind::Statistical && check.passed) {
-          CaseInstance reseeded = *inst;
-          bool has_random = false;
-          for (const auto& p : task.params)
-            if (p.kind == ParamKind::Scalar && p.random) {
-              reseeded.scalars[p.name] = static_cast<double>(derive_seed(run_seed, label + p.name) >> 12);
-              has_random = true;
-            }
-          if (has_random) {
-            auto other = runner.run(make_job(task, {&reseeded}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds, result_limit_for(job), nullptr);
-            if (!other) {
-              runner_failed(v, runner, other.error(), label + " (reseeded)", nullptr);
+          if (!result->error.empty()) {
+            runner.finish(5);
+            v.outcome = Outcome::RuntimeError;
+            v.summary = "device error on case " + label + ": " + result->error;
+            pending.status = "device-error";
+            pending.message = result->error;
+            v.cases.push_back(pending);
+            v.child_stdout = cap(runner.out());
+            v.child_stderr = cap(runner.err());
+            return finish(v);
+          }
+          if (result->status != 0) {
+            pending.status = "kernel-error";
+            pending.message = "the kernel returned " + std::to_string(result->status);
+            v.cases.push_back(pending);
+            all_passed = false;
+            continue;
+          }
+          CaseOutputs got = outputs_from(inst_entry, inst, *result, 0, false);
+          CaseCheck check = check_outputs(inst, expected, got);
+          check.seed_index = s;
+          check_call_integrity(v, inst_entry, inst, expected, got, *result, poison, label);
+          // Determinism (first seed of every case): the same inputs again must give the same bits.
+          if (s == 0 && deterministic && check.passed) {
+            auto again = runner.run(make_job(inst_entry, {&inst}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds,
+                                    result_limit_for(job), nullptr);
+            if (!again) {
+              runner_failed(v, runner, again.error(), label + " (repeat)", nullptr);
               return finish(v);
             }
-            int64_t total = 0, differing = 0;
-            auto first_outputs = tensors_after(task, *inst, *result, 0), reseeded_outputs = tensors_after(task, reseeded, *other, 0);
-            for (size_t i = 0; i < task.params.size(); ++i) {
-              const auto& p = task.params[i];
-              if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
-              const HostTensor &a = first_outputs.at(p.name), &b = reseeded_outputs.at(p.name);
-              OffsetWalker w(a, 0);
-              for (int64_t k = 0; k < a.numel(); ++k, ++total, w.next()) differing += a.get_at(w.offset()) != b.get_at(w.offset());
-            }
-            if (total >= 64 && differing == 0)
-              add_finding(v, "ignores-random-seed", "L2", "reject", "a different seed gave bitwise the same random output", label);
+            std::string what;
+            if (!same_outputs(got, outputs_from(inst_entry, inst, *again, 0, false), what))
+              add_finding(v, "nondeterministic", "L2", "reject", what + " differs between two calls with identical inputs", label);
           }
+          // Random operators: another seed on the same inputs must change the output.
+          if (s == 0 && entry.check == CheckKind::Statistical && check.passed) {
+            CaseInstance reseeded = inst;
+            bool has_random = false;
+            for (const auto& p : inst_entry.params)
+              if (p.kind == ParamKind::Scalar && p.random) {
+                reseeded.scalars[p.name] = ScalarValue::of_int(static_cast<int64_t>(derive_seed(run_seed, label + p.name) >> 12));
+                has_random = true;
+              }
+            if (has_random) {
+              auto other = runner.run(make_job(inst_entry, {&reseeded}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds,
+                                      result_limit_for(job), nullptr);
+              if (!other) {
+                runner_failed(v, runner, other.error(), label + " (reseeded)", nullptr);
+                return finish(v);
+              }
+              int64_t total = 0, differing = 0;
+              CaseOutputs reseeded_outputs = outputs_from(inst_entry, reseeded, *other, 0, false);
+              for (const auto& [name, a] : got.tensors) {
+                const HostTensor& b = reseeded_outputs.tensors.at(name);
+                OffsetWalker w(a, 0);
+                for (int64_t k = 0; k < a.numel(); ++k, ++total, w.next()) differing += a.get_at(w.offset()) != b.get_at(w.offset());
+              }
+              if (total >= 64 && differing == 0)
+                add_finding(v, "ignores-random-seed", "L2", "reject", "a different seed gave bitwise the same random output", label);
+            }
+          }
+          if (!check.passed) all_passed = false;
+          v.cases.push_back(std::move(check));
         }
-        if (!check.passed) all_passed = false;
-        v.cases.push_back(std::move(check));
       }
     }
   }
@@ -954,7 +1254,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     auto time_start = Clock::now();
     std::string baseline_kind;
     if (baseline) {
-      auto b_ready = baseline->hello(task.id, 30);
+      auto b_ready = baseline->hello(make_hello(task), 30);
       if (!b_ready) {
         baseline_missing = "none (the baseline runner did not start: " + b_ready.error().message + ")";
         baseline->kill_now();
@@ -968,10 +1268,10 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
       }
     }
     trace("baseline runner ready");
-    wire::TimingRequest req;
-    req.max_seconds = options.time_budget_seconds;
-    req.target_rse = options.target_rse;
-    req.flush_bytes = platform.backend == "cpu" ? flush_bytes_for_host() : 0;
+    wire::TimingRequest base_request;
+    base_request.max_seconds = options.time_budget_seconds;
+    base_request.target_rse = options.target_rse;
+    base_request.flush_bytes = platform.backend == "cpu" ? flush_bytes_for_host() : 0;
     std::vector<double> speedups;
     for (size_t pc = 0; pc < perf_cases->size(); ++pc) {
       {
@@ -981,17 +1281,16 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
           v.summary = prepared.error;
           return finish(v);
         }
+        const Task& entry = *prepared.sets.front()->instance.task;
         const Case& c = *prepared.spec;
-        const DType dt = prepared.dtype;
         const std::string label = prepared.label;
-        std::vector<CaseInstance> sets = std::move(prepared.sets);
-        std::vector<std::map<std::string, HostTensor>> expected = std::move(prepared.expected);
-        trace(label + ": inputs and references ready");
         std::vector<const CaseInstance*> set_ptrs;
-        for (const auto& s : sets) set_ptrs.push_back(&s);
-        auto job = make_job(task, set_ptrs, wire::JobMode::Time, 0xFF);
-        job.timing = req;
-        double timeout = 8 * req.max_seconds + 60;
+        for (const auto& s : prepared.sets) set_ptrs.push_back(&s->instance);
+        trace(label + ": inputs and references ready");
+        auto job = make_job(entry, set_ptrs, wire::JobMode::Time, 0xFF);
+        job.timing = base_request;
+        job.timing.host_clock = entry.timing == TimingMode::Host;
+        double timeout = 8 * job.timing.max_seconds + 60;
         double wall = 0;
         auto result = [&] {
           SuspendedWhileTiming quiet(baseline.get());
@@ -1016,14 +1315,14 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
                        sorted.back(), sorted.size());
         }
         CaseTiming ct;
-        ct.name = c.name;
-        ct.dtype = std::string(dtype_name(dt));
+        ct.name = entry_label(entry, c.name);
+        ct.dtype = binding_label(prepared.dtypes).empty() ? std::string(dtype_name(set_ptrs.front()->dtype)) : binding_label(prepared.dtypes);
         ct.candidate = timing_of(result->times_us);
         ct.candidate_host = timing_of(result->host_times_us);
         // L3 hybrid timing: device events only see the harness stream; a host
         // clock around a device-wide synchronise sees everything. Work hidden
         // on other streams or deferred past the call shows up as a gap.
-        if (platform.backend != "cpu" && ct.candidate_host.median_us > 2 * ct.candidate.median_us + 200)
+        if (platform.backend != "cpu" && !job.timing.host_clock && ct.candidate_host.median_us > 2 * ct.candidate.median_us + 200)
           add_finding(v, "hybrid-timing-mismatch", "L3", "reject",
                       "host wall time to a device-wide synchronise (" + std::to_string(ct.candidate_host.median_us) +
                           " us) is far above the event time on the harness stream (" + std::to_string(ct.candidate.median_us) +
@@ -1045,9 +1344,9 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         }
         // Re-check what the timed calls produced, for every rotating set.
         ct.rechecked = true;
-        for (size_t s = 0; s < sets.size(); ++s) {
-          auto got = take_tensors_after(task, sets[s], *result, s);
-          CaseCheck chk = check_outputs(sets[s], expected[s], got);
+        for (size_t s = 0; s < prepared.sets.size(); ++s) {
+          const CaseInstance& inst = prepared.sets[s]->instance;
+          CaseCheck chk = check_outputs(inst, prepared.sets[s]->expected, outputs_from(entry, inst, *result, s, true));
           if (!chk.passed) {
             ct.rechecked = false;
             add_finding(v, "timed-output-wrong", "L2", "reject",
@@ -1059,7 +1358,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         double reported = std::accumulate(result->times_us.begin(), result->times_us.end(), 0.0) / 1e6;
         if (reported > wall * 1.05 + 0.01)
           add_finding(v, "timing-inconsistent", "L3", "reject", "the runner reported more time in calls than elapsed in total", label);
-        ct.floor_us = roofline_floor_us(platform, sets[0]);
+        ct.floor_us = roofline_floor_us(platform, *set_ptrs.front());
         if (ct.floor_us > 0 && ct.candidate.median_us > 0) {
           ct.roofline_fraction = ct.floor_us / ct.candidate.median_us;
           if (ct.candidate.median_us < ct.floor_us)
@@ -1075,8 +1374,9 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
             // The baseline is held to the same outputs: a speedup over a wrong
             // result would mean nothing.
             std::string wrong;
-            for (size_t s = 0; s < sets.size() && wrong.empty(); ++s) {
-              CaseCheck chk = check_outputs(sets[s], expected[s], take_tensors_after(task, sets[s], *b, s));
+            for (size_t s = 0; s < prepared.sets.size() && wrong.empty(); ++s) {
+              const CaseInstance& inst = prepared.sets[s]->instance;
+              CaseCheck chk = check_outputs(inst, prepared.sets[s]->expected, outputs_from(entry, inst, *b, s, true));
               if (!chk.passed) wrong = chk.message;
             }
             ct.baseline_kind = baseline_kind;
@@ -1130,13 +1430,18 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   v.outcome = Outcome::Passed;
   std::ostringstream os;
   os << "passed " << v.cases.size() << " correctness checks";
+  const bool untimed_task = std::all_of(entries.begin(), entries.end(), [](const Task* e) { return e->timing == TimingMode::None; });
   if (!v.timings.empty()) {
     os << "; " << v.timings.size() << " performance case(s) timed";
     if (v.speedup > 0) os << ", speedup " << std::fixed << std::setprecision(2) << v.speedup << "x (geomean)";
+  } else if (untimed_task) {
+    os << "; untimed task (its result is metadata: views, allocation), left out of speedups";
   } else if (timing) {
     os << "; no performance case selected";
   } else if (options.time && platform.has("emulated")) {
     os << "; timing unavailable (emulated platform)";
+  } else if (options.time && platform.has("time") && !any_timed_case) {
+    os << "; no performance case is timed on this platform";
   } else {
     os << "; not timed";
   }
@@ -1155,7 +1460,7 @@ std::optional<std::string> missing_baseline(const Task& task, const Platform& pl
   if (!std::filesystem::exists(exe)) return "baseline runner not built: " + platform.baseline_runner;
   TempDir work("kgb-baseline");
   RunnerSession runner(platform, exe, work.path());
-  auto ready = runner.start(task.id, 30);
+  auto ready = runner.start(make_hello(task), 30);
   if (!ready) {
     runner.kill_now();
     return "the baseline runner did not start: " + ready.error().message;
@@ -1170,35 +1475,45 @@ std::optional<std::string> missing_baseline(const Task& task, const Platform& pl
 TaskValidation validate_task(const Task& task, const Platform& platform, const EvalOptions& options) {
   TaskValidation tv;
   tv.task = task.id;
-  if (!find_reference(task.id)) tv.problems.push_back("no C++ reference registered");
   uint64_t seed = options.seed ? *options.seed : 12345;
-  if (tv.problems.empty()) {
-    for (const auto& c : task.correctness) {
-      for (DType dt : case_dtypes(task, c)) {
-        auto inst = instantiate_case(task, c, dt, derive_seed(seed, c.name));
-        if (!inst) {
-          tv.problems.push_back(inst.error().message);
-          continue;
-        }
-        auto ref = run_reference(*inst);
-        if (!ref) {
-          tv.problems.push_back(ref.error().message);
+  for (const Task* entry_ptr : task.entries()) {
+    const Task& entry = *entry_ptr;
+    if (!find_reference(entry.key())) {
+      tv.problems.push_back("no C++ reference registered for " + entry.key());
+      continue;
+    }
+    if (entry.check == CheckKind::Custom && !find_check(entry.key())) tv.problems.push_back("no custom check registered for " + entry.key());
+    for (size_t ci = 0; ci < entry.correctness.size(); ++ci) {
+      const Case& c = entry.correctness[ci];
+      for (const DTypeBinding& dt : case_dtypes(entry, c)) {
+        auto prepared = prepare_case(entry, ci, false, dt, derive_seed(seed, entry.key() + c.name), nullptr);
+        if (!prepared) {
+          tv.problems.push_back(prepared.error().message);
           continue;
         }
         if (c.expect_zero) continue;
-        for (const auto& p : task.params) {
-          if (p.kind != ParamKind::Tensor || p.role == TensorRole::Input) continue;
-          const HostTensor& out = ref->at(p.name);
-          if (out.numel() == 0) continue;
+        const std::string where = "case " + entry_label(entry, c.name) + "/" + binding_label(dt);
+        auto degenerate = [&](const std::string& name, const HostTensor& out) {
+          if (out.numel() == 0 || is_integral(out.dtype())) return;
           double largest = 0;
           for (int64_t i = 0; i < out.numel(); ++i) {
-            double x = std::fabs(out.get(i));
+            double x = is_complex(out.dtype()) ? std::abs(out.get_complex(i)) : std::fabs(out.get(i));
             if (!std::isnan(x)) largest = std::max(largest, x);
           }
           // All zeros, or too small to tell a wrong kernel from a right one.
-          if (largest <= task.tolerance.atol)
-            tv.problems.push_back("case " + c.name + "/" + std::string(dtype_name(dt)) + ": reference output '" + p.name +
-                                  "' is degenerate (max |x| = " + std::to_string(largest) + ")");
+          if (largest <= entry.tolerance.atol)
+            tv.problems.push_back(where + ": reference output '" + name + "' is degenerate (max |x| = " + std::to_string(largest) + ")");
+        };
+        const CaseOutputs& out = (*prepared)->expected;
+        for (const auto& p : entry.params) {
+          if (!p.is_written() || p.role == TensorRole::Scratch || p.role == TensorRole::View) continue;
+          if (output_rule_ignored(entry, p.name)) continue;
+          if (p.kind == ParamKind::Tensor) {
+            if (auto it = out.tensors.find(p.name); it != out.tensors.end()) degenerate(p.name, it->second);
+          } else if (auto it = out.lists.find(p.name); it != out.lists.end()) {
+            for (size_t k = 0; k < it->second.size(); ++k)
+              if (it->second[k]) degenerate(p.name + "[" + std::to_string(k) + "]", *it->second[k]);
+          }
         }
       }
     }
@@ -1209,6 +1524,12 @@ TaskValidation validate_task(const Task& task, const Platform& platform, const E
     if (!tv.solution->passed()) tv.problems.push_back("bundled solution: " + std::string(outcome_name(tv.solution->outcome)) + ": " + tv.solution->summary);
     for (const auto& f : tv.solution->findings)
       if (f.severity == "warn") tv.problems.push_back("bundled solution warning: " + f.rule + ": " + f.message);
+    // A timed solution must have been compared with a baseline.
+    for (const auto& t : tv.solution->timings)
+      if (!t.baseline) {
+        tv.problems.push_back("no baseline time on case " + t.name + "/" + t.dtype + ": " + (t.baseline_kind.empty() ? "none" : t.baseline_kind));
+        break;
+      }
   } else {
     tv.problems.push_back("no bundled solution " + platform.solution_file);
   }

@@ -143,11 +143,68 @@ class Parser {
       if (!accept(')')) return fail("expected ')'");
       return fn == "min" ? std::min(*a, *b) : std::max(*a, *b);
     }
-    if (fn == "log2" || fn == "sqrt") {
+    if (fn == "log2" || fn == "sqrt" || fn == "floor" || fn == "ceil") {
       auto a = sum();
       if (!a) return a;
       if (!accept(')')) return fail("expected ')'");
-      return fn == "log2" ? std::log2(*a) : std::sqrt(*a);
+      if (fn == "log2") return std::log2(*a);
+      if (fn == "sqrt") return std::sqrt(*a);
+      return fn == "floor" ? std::floor(*a) : std::ceil(*a);
+    }
+    if (fn == "cdiv" || fn == "mod") {
+      auto a = sum();
+      if (!a) return a;
+      if (!accept(',')) return fail(fn + "() takes two arguments");
+      auto b = sum();
+      if (!b) return b;
+      if (!accept(')')) return fail("expected ')'");
+      if (*b == 0) return fail(fn + "(): division by zero");
+      if (fn == "cdiv") return std::ceil(*a / *b);
+      return *a - *b * std::floor(*a / *b);  // the sign of the divisor, as Python's %
+    }
+    if (fn == "if") {
+      auto c = sum();
+      if (!c) return c;
+      if (!accept(',')) return fail("if() takes a condition and two values");
+      auto a = sum();
+      if (!a) return a;
+      if (!accept(',')) return fail("if() takes a condition and two values");
+      auto b = sum();
+      if (!b) return b;
+      if (!accept(')')) return fail("expected ')'");
+      return *c != 0 ? *a : *b;
+    }
+    if (fn == "at" || fn == "len" || fn == "prod" || fn == "sum") {
+      std::string name = identifier();
+      const std::vector<int64_t>* list = context_.int_list ? context_.int_list(name) : nullptr;
+      if (!list) return fail(fn + "(): '" + name + "' is not an int_list parameter with a value");
+      double result = 0;
+      if (fn == "at") {
+        if (!accept(',')) return fail("at() takes a list and an index");
+        auto i = sum();
+        if (!i) return i;
+        auto n = static_cast<int64_t>(list->size());
+        auto k = static_cast<int64_t>(*i);
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) return fail("at(): index " + std::to_string(static_cast<int64_t>(*i)) + " outside a list of " + std::to_string(n));
+        result = static_cast<double>((*list)[static_cast<size_t>(k)]);
+      } else if (fn == "len") {
+        result = static_cast<double>(list->size());
+      } else {
+        result = fn == "prod" ? 1 : 0;
+        for (int64_t v : *list) result = fn == "prod" ? result * static_cast<double>(v) : result + static_cast<double>(v);
+      }
+      if (!accept(')')) return fail("expected ')'");
+      return result;
+    }
+    if (fn == "count" || fn == "elem") {
+      std::string name = identifier();
+      std::optional<int64_t> v;
+      if (fn == "count" && context_.list_count) v = context_.list_count(name);
+      if (fn == "elem" && context_.element_size) v = context_.element_size(name);
+      if (!v) return fail(fn + "(): unknown " + (fn == "count" ? "tensor list" : "dtype") + " '" + name + "'");
+      if (!accept(')')) return fail("expected ')'");
+      return static_cast<double>(*v);
     }
     return fail("unknown function '" + fn + "'");
   }

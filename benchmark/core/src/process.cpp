@@ -127,7 +127,12 @@ int child_main(void* arg) {
   }
   if (s->drop_root) {
     // RLIMIT_NPROC does not bind root: run the candidate as an unprivileged user.
-    if (::setgroups(0, nullptr) != 0 || ::setgid(kUnprivilegedId) != 0 || ::setuid(kUnprivilegedId) != 0)
+    // Raw system calls: glibc's setgroups/setgid/setuid broadcast the change to
+    // every thread of the process (__nptl_setxid), and a child made by clone()
+    // of a multithreaded parent still believes in the parent's threads and
+    // waits for them forever.
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0 ||
+        ::syscall(SYS_setresuid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0)
       child_fail(s->error_fd, 5);
   }
   if (s->isolate) ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

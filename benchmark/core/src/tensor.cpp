@@ -136,6 +136,8 @@ kgb_tensor HostTensor::view() {
     t.sizes[i] = sizes_[i];
     t.strides[i] = strides_[i];
   }
+  t.storage_offset = offset_;
+  t.flags = flags_;
   return t;
 }
 

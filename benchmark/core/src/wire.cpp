@@ -12,6 +12,27 @@ uint64_t TensorDesc::storage_bytes() const {
   return static_cast<uint64_t>(storage_elements) * static_cast<uint64_t>(kgb_dtype_size(dtype));
 }
 
+bool ParamDesc::sends_bytes() const {
+  if (kind == ArgKind::Tensor) {
+    const auto r = static_cast<Role>(tensor.role);
+    return (r == Role::Input || r == Role::InOut) && tensor.lives_on < 0;
+  }
+  if (kind == ArgKind::List) {
+    const auto r = static_cast<Role>(list.role);
+    return r == Role::Input || r == Role::InOut;
+  }
+  return false;
+}
+
+uint64_t ParamDesc::returned_bytes() const {
+  if (kind == ArgKind::Tensor) return tensor.returned ? tensor.storage_bytes() : 0;
+  if (kind == ArgKind::List) {
+    const auto r = static_cast<Role>(list.role);
+    return r == Role::Output || r == Role::InOut ? list.allocation_bytes : 0;
+  }
+  return 0;
+}
+
 uint64_t hash_bytes(const void* data, size_t n) {
   // Word-at-a-time multiply-xorshift: fast enough for hundreds of MB, and any
   // single changed byte changes the result.
@@ -90,15 +111,54 @@ bool Reader::get_bytes(std::vector<std::byte>& b, size_t limit) {
   return true;
 }
 
-std::vector<std::byte> encode_hello(const std::string& task_id) {
+std::vector<std::byte> encode_hello(const Hello& hello) {
   Writer w;
-  w.put_string(task_id);
+  w.put_string(hello.task_id);
+  w.put<uint32_t>(static_cast<uint32_t>(hello.entries.size()));
+  for (const auto& e : hello.entries) {
+    w.put_string(e.key);
+    w.put_string(e.upstream_name);
+    w.put_string(e.overload);
+    w.put<uint32_t>(static_cast<uint32_t>(e.params.size()));
+    for (const auto& p : e.params) {
+      w.put_string(p.name);
+      w.put(p.kind);
+      w.put(p.role);
+      w.put(p.scalar_type);
+      w.put(p.optional);
+      w.put<uint32_t>(static_cast<uint32_t>(p.enum_names.size()));
+      for (size_t k = 0; k < p.enum_names.size(); ++k) {
+        w.put_string(p.enum_names[k]);
+        w.put(p.enum_numbers[k]);
+      }
+    }
+  }
   return std::move(w.buffer());
 }
 
-bool decode_hello(const std::vector<std::byte>& payload, std::string& task_id) {
+bool decode_hello(const std::vector<std::byte>& payload, Hello& hello) {
   Reader r(payload.data(), payload.size());
-  return r.get_string(task_id, 4096) && r.done();
+  uint32_t entries = 0;
+  if (!r.get_string(hello.task_id, 4096) || !r.get(entries) || entries > 64) return false;
+  hello.entries.resize(entries);
+  for (auto& e : hello.entries) {
+    uint32_t params = 0;
+    if (!r.get_string(e.key, 4096) || !r.get_string(e.upstream_name, 4096) || !r.get_string(e.overload, 4096) || !r.get(params) ||
+        params > 64)
+      return false;
+    e.params.resize(params);
+    for (auto& p : e.params) {
+      uint32_t names = 0;
+      if (!r.get_string(p.name, 4096) || !r.get(p.kind) || !r.get(p.role) || !r.get(p.scalar_type) || !r.get(p.optional) ||
+          !r.get(names) || names > 4096)
+        return false;
+      p.enum_names.resize(names);
+      p.enum_numbers.resize(names);
+      for (uint32_t k = 0; k < names; ++k)
+        if (!r.get_string(p.enum_names[k], 4096) || !r.get(p.enum_numbers[k])) return false;
+    }
+  }
+  return r.done();
 }
 
 std::vector<std::byte> encode_ready(const Ready& ready) {
@@ -125,18 +185,85 @@ uint64_t EncodedJob::size() const {
   return n;
 }
 
+namespace {
+
+void put_param(Writer& w, const ParamDesc& p) {
+  w.put(p.kind);
+  switch (p.kind) {
+    case ArgKind::Tensor: w.put(p.tensor); break;
+    case ArgKind::None: break;
+    case ArgKind::List:
+      w.put(p.list.role);
+      w.put(p.list.pointer_array);
+      w.put(p.list.dtype);
+      w.put(p.list.allocation_bytes);
+      w.put<uint32_t>(static_cast<uint32_t>(p.list.items.size()));
+      for (const auto& item : p.list.items) {
+        w.put(item.byte_offset);
+        w.put(item.tensor);
+      }
+      break;
+    case ArgKind::Scalar: w.put(p.value); break;
+    case ArgKind::OptScalar:
+      w.put(p.opt);
+      w.put(p.none);
+      w.put(p.value);
+      break;
+    case ArgKind::IntList:
+      w.put<uint32_t>(static_cast<uint32_t>(p.int_list.size()));
+      w.append(p.int_list.data(), p.int_list.size() * sizeof(int64_t));
+      break;
+    case ArgKind::ScalarOut: break;
+  }
+}
+
+bool valid_tensor(const TensorDesc& t) {
+  return t.rank >= 0 && t.rank <= KGB_MAX_RANK && t.storage_elements >= 0 && kgb_dtype_size(t.dtype) > 0 && t.role <= 4;
+}
+
+bool get_param(Reader& r, ParamDesc& p, size_t nparams) {
+  if (!r.get(p.kind)) return false;
+  switch (p.kind) {
+    case ArgKind::Tensor:
+      return r.get(p.tensor) && valid_tensor(p.tensor) && p.tensor.lives_on < static_cast<int32_t>(nparams);
+    case ArgKind::None: return true;
+    case ArgKind::List: {
+      uint32_t n = 0;
+      if (!r.get(p.list.role) || !r.get(p.list.pointer_array) || !r.get(p.list.dtype) || !r.get(p.list.allocation_bytes) ||
+          !r.get(n) || n > (1u << 20) || p.list.role > 3)
+        return false;
+      p.list.items.resize(n);
+      for (auto& item : p.list.items) {
+        if (!r.get(item.byte_offset) || !r.get(item.tensor)) return false;
+        if (item.byte_offset >= 0 && (!valid_tensor(item.tensor) || static_cast<uint64_t>(item.byte_offset) + item.tensor.storage_bytes() > p.list.allocation_bytes))
+          return false;
+      }
+      return true;
+    }
+    case ArgKind::Scalar: return r.get(p.value);
+    case ArgKind::OptScalar: return r.get(p.opt) && r.get(p.none) && r.get(p.value) && static_cast<uint8_t>(p.opt) <= 3;
+    case ArgKind::IntList: {
+      uint32_t n = 0;
+      if (!r.get(n) || n > (1u << 16)) return false;
+      p.int_list.resize(n);
+      return r.take(p.int_list.data(), n * sizeof(int64_t));
+    }
+    case ArgKind::ScalarOut: return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 EncodedJob encode_job_pieces(const Job& job) {
   EncodedJob out;
   Writer w;
   w.put(job.mode);
   w.put(job.poison);
   w.put(job.timing);
+  w.put_string(job.key);
   w.put<uint32_t>(static_cast<uint32_t>(job.params.size()));
-  for (const auto& p : job.params) {
-    w.put<uint8_t>(p.is_tensor ? 1 : 0);
-    if (p.is_tensor) w.put(p.tensor);
-    else w.put(p.scalar);
-  }
+  for (const auto& p : job.params) put_param(w, p);
   w.put<uint32_t>(static_cast<uint32_t>(job.sets.size()));
   for (const auto& set : job.sets) {
     w.put<uint32_t>(static_cast<uint32_t>(set.size()));
@@ -165,7 +292,7 @@ ArenaLayout arena_layout(const std::vector<ParamDesc>& params, const std::vector
   layout.outputs_begin = at;
   for (size_t s = 0; s < input_lengths.size(); ++s)
     for (const auto& p : params)
-      if (p.is_tensor && static_cast<Role>(p.tensor.role) != Role::Input) layout.outputs_bytes += arena_align(p.tensor.storage_bytes());
+      if (uint64_t bytes = p.returned_bytes()) layout.outputs_bytes += arena_align(bytes);
   return layout;
 }
 
@@ -189,15 +316,11 @@ std::vector<std::byte> encode_job(const Job& job) {
 bool decode_job(const std::vector<std::byte>& payload, Job& job, std::span<const std::byte> arena) {
   Reader r(payload.data(), payload.size());
   uint32_t n = 0;
-  if (!r.get(job.mode) || !r.get(job.poison) || !r.get(job.timing) || !r.get(n) || n > 64) return false;
+  if (!r.get(job.mode) || !r.get(job.poison) || !r.get(job.timing) || !r.get_string(job.key, 4096) || !r.get(n) || n > 64)
+    return false;
   job.params.resize(n);
-  for (auto& p : job.params) {
-    uint8_t is_tensor = 0;
-    if (!r.get(is_tensor)) return false;
-    p.is_tensor = is_tensor != 0;
-    if (p.is_tensor ? !r.get(p.tensor) : !r.get(p.scalar)) return false;
-    if (p.is_tensor && (p.tensor.rank < 0 || p.tensor.rank > KGB_MAX_RANK)) return false;
-  }
+  for (auto& p : job.params)
+    if (!get_param(r, p, n)) return false;
   uint32_t sets = 0;
   if (!r.get(sets) || sets > 64) return false;
   std::vector<std::vector<uint64_t>> lengths(sets);
@@ -240,7 +363,18 @@ void put_result_head(Writer& w, const JobResult& res) {
   w.append(res.host_times_us.data(), res.host_times_us.size() * sizeof(double));
   w.put(res.launches);
   w.put(res.library_launches);
+  w.put(res.copies);
   w.put<uint8_t>(res.outputs_in_arena ? 1 : 0);
+  w.put<uint32_t>(static_cast<uint32_t>(res.views.size()));
+  for (const auto& set : res.views) {
+    w.put<uint32_t>(static_cast<uint32_t>(set.size()));
+    w.append(set.data(), set.size() * sizeof(ViewReport));
+  }
+  w.put<uint32_t>(static_cast<uint32_t>(res.scalars.size()));
+  for (const auto& set : res.scalars) {
+    w.put<uint32_t>(static_cast<uint32_t>(set.size()));
+    w.append(set.data(), set.size() * sizeof(kgb_scalar));
+  }
   w.put<uint32_t>(static_cast<uint32_t>(res.hashes.size()));
 }
 
@@ -293,9 +427,29 @@ bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t
   res.host_times_us.resize(n_host);
   uint8_t in_arena = 0;
   if (!r.take(res.host_times_us.data(), n_host * sizeof(double)) || !r.get(res.launches) ||
-      !r.get(res.library_launches) || !r.get(in_arena))
+      !r.get(res.library_launches) || !r.get(res.copies) || !r.get(in_arena))
     return false;
   res.outputs_in_arena = in_arena != 0;
+  uint32_t view_sets = 0;
+  if (!r.get(view_sets) || view_sets > 64) return false;
+  res.views.assign(view_sets, {});
+  for (auto& set : res.views) {
+    uint32_t m = 0;
+    if (!r.get(m) || m > (1u << 20)) return false;
+    set.resize(m);
+    if (!r.take(set.data(), m * sizeof(ViewReport))) return false;
+    for (const auto& v : set)
+      if (v.rank < 0 || v.rank > KGB_MAX_RANK) return false;
+  }
+  uint32_t scalar_sets = 0;
+  if (!r.get(scalar_sets) || scalar_sets > 64) return false;
+  res.scalars.assign(scalar_sets, {});
+  for (auto& set : res.scalars) {
+    uint32_t m = 0;
+    if (!r.get(m) || m > 64) return false;
+    set.resize(m);
+    if (!r.take(set.data(), m * sizeof(kgb_scalar))) return false;
+  }
   uint64_t arena_at = outputs_begin;
   uint32_t sets = 0;
   if (!r.get(sets) || sets > 64) return false;

@@ -22,7 +22,7 @@ void append_standard_headers(std::vector<std::string>& out) {
                "variant", "vector", "version", "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h",
                "inttypes.h", "iso646.h", "limits.h", "locale.h", "math.h", "stdalign.h", "stdarg.h", "stdbool.h",
                "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "uchar.h", "wchar.h", "wctype.h",
-               "kgb_kernel.h"});
+               "kgb_kernel.h", "kgb_half.h"});
 }
 
 // C and C++ runtime symbols every compiled candidate may need.

@@ -127,7 +127,7 @@ std::string find_program(const std::string& name) {
 
 std::vector<std::byte> replay_requests(const Task& task, const std::vector<CaseInstance>& instances, uint8_t poison) {
   std::vector<std::byte> out;
-  append_frame(out, wire::MessageType::Hello, wire::encode_hello(task.id));
+  append_frame(out, wire::MessageType::Hello, wire::encode_hello(make_hello(task)));
   for (const auto& inst : instances) append_frame(out, wire::MessageType::Job, wire::encode_job(make_job(task, {&inst}, wire::JobMode::Check, poison)));
   append_frame(out, wire::MessageType::Bye, {});
   return out;
@@ -191,13 +191,13 @@ ProfileResult profile_candidate(const Task& task, const Platform& platform, cons
       return result;
     }
     const Case& c = *cases.front();
-    const DType dt = case_dtypes(task, c).front();
+    const DTypeBinding dt = case_dtypes(task, c).front();
     auto inst = instantiate_case(task, c, dt, options.seed);
     if (!inst) {
       result.error = inst.error().message;
       return result;
     }
-    result.profiled_case = c.name + "/" + std::string(dtype_name(dt));
+    result.profiled_case = inst->label();
     write_file(work.path() / "ncu.requests", replay_requests(task, {*inst}));
     const std::string ncu = find_program(options.ncu_program);
     if (ncu.empty()) {
@@ -233,7 +233,7 @@ ProfileResult profile_candidate(const Task& task, const Platform& platform, cons
   if (options.sanitize) {
     std::vector<CaseInstance> instances;
     for (const Case* c : pick_cases(task.correctness, options.case_filter))
-      for (DType dt : case_dtypes(task, *c)) {
+      for (const DTypeBinding& dt : case_dtypes(task, *c)) {
         auto inst = instantiate_case(task, *c, dt, options.seed);
         if (inst) instances.push_back(std::move(*inst));
       }

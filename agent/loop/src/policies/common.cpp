@@ -8,22 +8,31 @@ namespace kgb::agent::policies {
 void Conversation::add_exchange(llm::Message reply, llm::Message feedback) {
   turns_.emplace_back(std::move(reply), std::move(feedback));
   if (keep_ > 0)
-    while (static_cast<int>(turns_.size()) > keep_) turns_.erase(turns_.begin());
+    while (static_cast<int>(turns_.size()) > keep_) {
+      turns_.erase(turns_.begin());
+      ++dropped_;
+    }
 }
 
 void Conversation::restart(const std::string& note) {
+  // The exchanges dropped by a fresh start were attempts all the same.
+  dropped_ += static_cast<int>(turns_.size());
   turns_.clear();
   note_ = note;
 }
 
 std::vector<llm::Message> Conversation::messages() const {
   std::vector<llm::Message> out = opening_;
-  if (!note_.empty()) {
-    // The note goes after the task statement, in the same user message, so the
-    // task stays the first thing the model reads.
+  std::string addendum = note_;
+  if (dropped_ > 0)
+    addendum += (addendum.empty() ? "" : "\n\n") + std::string("[") + std::to_string(dropped_) +
+                " earlier attempts and their feedback are left out of this conversation]";
+  if (!addendum.empty()) {
+    // It goes after the task statement, in the same user message, so the task
+    // stays the first thing the model reads.
     for (auto it = out.rbegin(); it != out.rend(); ++it)
       if (it->role == llm::Role::User) {
-        it->content += "\n\n" + note_;
+        it->content += "\n\n" + addendum;
         break;
       }
   }

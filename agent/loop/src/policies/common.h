@@ -12,12 +12,16 @@ namespace kgb::agent::policies {
 
 // A conversation with a bounded history: the opening messages (system, task)
 // and the last `keep` exchanges of (model reply, feedback); keep = 0: all.
+// When exchanges were dropped the task message ends with a line
+// "[N earlier attempts and their feedback are left out of this conversation]",
+// so the model (and the oracle, which counts attempts) knows how far it is.
 class Conversation {
  public:
   Conversation(std::vector<llm::Message> opening, int keep) : opening_(std::move(opening)), keep_(keep) {}
 
   void add_exchange(llm::Message reply, llm::Message feedback);
-  // Starts over: drops every exchange and adds `note` to the task message.
+  // Starts over: drops every exchange (counted as left out) and adds `note`
+  // to the task message.
   void restart(const std::string& note);
   std::vector<llm::Message> messages() const;
   size_t exchanges() const { return turns_.size(); }
@@ -27,6 +31,7 @@ class Conversation {
   std::vector<std::pair<llm::Message, llm::Message>> turns_;
   std::string note_;
   int keep_;
+  int dropped_ = 0;
 };
 
 // The model's reply as it goes back into the conversation: capped, and a

@@ -3,7 +3,9 @@
 // goes back as a tool message (compact key: value text). A submitted kernel
 // that passes ends the attempt. A reply with code but no tool call counts as
 // a submission (models without function calling still work); a reply with
-// neither gets a nudge.
+// neither gets a nudge. A call cut off at the output limit is never made nor
+// replayed (its arguments are an unfinished JSON text that servers reject):
+// the model is told it was cut off.
 #include "common.h"
 
 namespace kgb::agent::policies {
@@ -103,6 +105,26 @@ class ToolAgent final : public Policy {
         continue;
       }
 
+      // The last call of a reply cut off at the output limit is unfinished.
+      std::optional<llm::ToolCall> cut_call;
+      if (chat.cut_off()) {
+        cut_call = chat.tool_calls.back();
+        chat.tool_calls.pop_back();
+      }
+      if (chat.tool_calls.empty()) {
+        const std::string note = "the call to `" + cut_call->name + "` ended after " +
+                                 std::to_string(cut_call->arguments.size()) + " characters of arguments";
+        auto fb = ctx.render("tool_agent/truncated", {{"tools", tool_list}, {"note", note}});
+        const std::string text = fb ? *fb : "Your reply was cut off at the output limit (" + note +
+                                                "), so that call was not made. Call the tool again with a shorter complete file.";
+        if (!chat.text.empty()) messages.push_back(llm::Message::assistant(chat.text));
+        messages.push_back(llm::Message::user(text));
+        detail["summary"] = note;
+        detail["cut_tool_call"] = cut_call->name;
+        it->finish({"truncated-tool-call", "", false, 0, text, "truncated-tool-call", detail});
+        continue;
+      }
+
       llm::Message reply = llm::Message::assistant(chat.text);
       reply.tool_calls = chat.tool_calls;
       messages.push_back(std::move(reply));
@@ -141,6 +163,13 @@ class ToolAgent final : public Policy {
         }
         last_text = answer;
         messages.push_back(llm::Message::tool_result(call.id, answer));
+      }
+      if (cut_call) {
+        // The complete calls ran; the cut one is reported after their results.
+        last_text = "Your reply was cut off at the output limit after these calls: the call to `" + cut_call->name +
+                    "` was not made.";
+        messages.push_back(llm::Message::user(last_text));
+        calls.push_back({{"tool", cut_call->name}, {"outcome", "truncated-tool-call"}});
       }
       detail["tool_calls"] = calls;
       detail["summary"] = last_text.substr(0, last_text.find('\n'));

@@ -27,12 +27,11 @@ at::Tensor wrap(const kgb_tensor* t) {
   return at::from_blob(t->data, sizes, strides, at::TensorOptions().dtype(scalar_type(t->dtype)));
 }
 
-int bernoulli_aten(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, kgb_stream) {
-  const kgb_tensor* self = tensors[0];
-  kgb_tensor* out = tensors[2];
+// The generic dispatcher call cannot pass `seed`: ATen takes a Generator.
+int bernoulli_aten(const kgb_tensor* self, int64_t seed, kgb_tensor* out, kgb_stream) {
   if (scalar_type(out->dtype) == at::ScalarType::Undefined) return KGB_ERR_UNSUPPORTED;
   try {
-    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(scalars[1].i));
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(seed));
     at::Tensor o = wrap(out);
     if (out->dtype == KGB_F16) {
       o.copy_(at::bernoulli(wrap(self).to(at::kFloat), gen));
@@ -47,4 +46,4 @@ int bernoulli_aten(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, 
 
 }  // namespace
 
-KGB_REGISTER_BASELINE("aten/bernoulli", "aten", bernoulli_aten);
+KGB_BASELINE(aten_bernoulli, "aten", bernoulli_aten);

@@ -29,10 +29,7 @@ at::Tensor wrap(const kgb_tensor* t) {
   return at::from_blob(t->data, sizes, strides, at::TensorOptions().dtype(scalar_type(t->dtype)));
 }
 
-int mm_aten(kgb_tensor* const* tensors, const kgb_scalar_value*, kgb_stream) {
-  const kgb_tensor* self = tensors[0];
-  const kgb_tensor* mat2 = tensors[1];
-  kgb_tensor* out = tensors[2];
+int mm_aten(const kgb_tensor* self, const kgb_tensor* mat2, kgb_tensor* out, kgb_stream) {
   if (scalar_type(out->dtype) == at::ScalarType::Undefined) return KGB_ERR_UNSUPPORTED;
   try {
     at::Tensor o = wrap(out);
@@ -49,4 +46,4 @@ int mm_aten(kgb_tensor* const* tensors, const kgb_scalar_value*, kgb_stream) {
 
 }  // namespace
 
-KGB_REGISTER_BASELINE("aten/mm", "aten", mm_aten);
+KGB_BASELINE(aten_mm, "aten", mm_aten);

@@ -23,11 +23,11 @@ at::Tensor view_of(const kgb_tensor* t) {
                        at::TensorOptions().dtype(aten_dtype(t->dtype)).device(at::kCPU));
 }
 
-int softmax_via_aten(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, kgb_stream) {
-  if (aten_dtype(tensors[0]->dtype) == at::ScalarType::Undefined) return KGB_ERR_UNSUPPORTED;
+// A file of its own for f16: this libtorch has no CPU Half softmax kernel.
+int softmax_via_aten(const kgb_tensor* self_t, int64_t dim, kgb_tensor* out_t, kgb_stream) {
+  if (aten_dtype(self_t->dtype) == at::ScalarType::Undefined) return KGB_ERR_UNSUPPORTED;
   try {
-    at::Tensor self = view_of(tensors[0]), out = view_of(tensors[2]);
-    const int64_t dim = scalars[1].i;
+    at::Tensor self = view_of(self_t), out = view_of(out_t);
     if (self.scalar_type() == at::kHalf) {
       // This libtorch has no CPU Half softmax kernel; compute in float and
       // round once to half, which is what PyTorch's own Half path does.
@@ -46,4 +46,4 @@ int softmax_via_aten(kgb_tensor* const* tensors, const kgb_scalar_value* scalars
 
 }  // namespace
 
-KGB_REGISTER_BASELINE("aten/softmax", "aten", softmax_via_aten);
+KGB_BASELINE(aten_softmax, "aten", softmax_via_aten);

@@ -39,12 +39,9 @@ ColMajor as_col_major(const kgb_tensor* t, bool need_values) {
   return r;
 }
 
-int sgemm_openblas(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, kgb_stream) {
-  const int64_t transa = scalars[0].i, transb = scalars[1].i;
-  const float alpha = static_cast<float>(scalars[2].f), beta = static_cast<float>(scalars[5].f);
-  const kgb_tensor* a = tensors[3];
-  const kgb_tensor* b = tensors[4];
-  kgb_tensor* c = tensors[6];
+int sgemm_openblas(int64_t transa, int64_t transb, double alpha_d, const kgb_tensor* a, const kgb_tensor* b, double beta_d,
+                   kgb_tensor* c, kgb_stream) {
+  const float alpha = static_cast<float>(alpha_d), beta = static_cast<float>(beta_d);
   if (a->dtype != KGB_F32 || b->dtype != KGB_F32 || c->dtype != KGB_F32) return KGB_ERR_UNSUPPORTED;
   const int64_t m = c->sizes[0], n = c->sizes[1], k = transa ? a->sizes[0] : a->sizes[1];
   if (m == 0 || n == 0) return KGB_OK;
@@ -64,4 +61,4 @@ int sgemm_openblas(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, 
 
 }  // namespace
 
-KGB_REGISTER_BASELINE("blas/sgemm", "openblas", sgemm_openblas);
+KGB_BASELINE(blas_sgemm, "openblas", sgemm_openblas);

@@ -67,11 +67,8 @@ int64_t row_offset(const kgb_tensor* t, int64_t r) {
   return off;
 }
 
-int rms_norm_plain(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, kgb_stream) {
-  kgb_tensor* out = tensors[0];
-  const kgb_tensor* input = tensors[1];
-  const kgb_tensor* weight = tensors[2];
-  const float epsilon = static_cast<float>(scalars[3].f);
+int rms_norm_plain(kgb_tensor* out, const kgb_tensor* input, const kgb_tensor* weight, double epsilon_d, kgb_stream) {
+  const float epsilon = static_cast<float>(epsilon_d);
   if (out->dtype != KGB_F32 && out->dtype != KGB_F16 && out->dtype != KGB_BF16) return KGB_ERR_UNSUPPORTED;
   const int64_t hidden = input->sizes[input->rank - 1];
   if (hidden == 0) return KGB_OK;
@@ -95,4 +92,4 @@ int rms_norm_plain(kgb_tensor* const* tensors, const kgb_scalar_value* scalars, 
 
 }  // namespace
 
-KGB_REGISTER_BASELINE("vllm/rms_norm", "plain (written here)", rms_norm_plain);
+KGB_BASELINE(vllm_rms_norm, "plain (written here)", rms_norm_plain);

@@ -67,9 +67,7 @@ int64_t row_offset(const kgb_tensor* t, int64_t r) {
   return off;
 }
 
-int silu_and_mul_plain(kgb_tensor* const* tensors, const kgb_scalar_value*, kgb_stream) {
-  kgb_tensor* out = tensors[0];
-  const kgb_tensor* input = tensors[1];
+int silu_and_mul_plain(kgb_tensor* out, const kgb_tensor* input, kgb_stream) {
   if (out->dtype != KGB_F32 && out->dtype != KGB_F16 && out->dtype != KGB_BF16) return KGB_ERR_UNSUPPORTED;
   const int64_t d = out->sizes[out->rank - 1];
   if (d == 0) return KGB_OK;
@@ -88,4 +86,4 @@ int silu_and_mul_plain(kgb_tensor* const* tensors, const kgb_scalar_value*, kgb_
 
 }  // namespace
 
-KGB_REGISTER_BASELINE("vllm/silu_and_mul", "plain (written here)", silu_and_mul_plain);
+KGB_BASELINE(vllm_silu_and_mul, "plain (written here)", silu_and_mul_plain);

@@ -26,10 +26,8 @@ __kernel void add(__global S* o, long oo, __global const S* x, long xo, __global
 }
 )CLC";
 
-int add(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  const kgb_tensor* other = t[1];
-  kgb_tensor* out = t[3];
+int add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha_scalar, kgb_tensor* out, kgb_stream stream) {
+  const double alpha = alpha_scalar.dtype == KGB_F64 ? alpha_scalar.v.f : static_cast<double>(alpha_scalar.v.i);
   Dims g;
   for (int d = 0; d < out->rank; ++d) {
     int ds = d - (out->rank - self->rank), dt = d - (out->rank - other->rank);
@@ -42,12 +40,12 @@ int add(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
   if (!k) return KGB_ERR_UNSUPPORTED;
   Args args{stream, k};
   args.tensor(out).tensor(self).tensor(other).dims(g).value(g.count);
-  if (out->dtype == KGB_F64) args.value(static_cast<cl_double>(s[2].f));
-  else if (out->dtype == KGB_I32 || out->dtype == KGB_I64) args.value(static_cast<cl_long>(s[2].f));
-  else args.value(static_cast<cl_float>(s[2].f));
+  if (out->dtype == KGB_F64) args.value(static_cast<cl_double>(alpha));
+  else if (out->dtype == KGB_I32 || out->dtype == KGB_I64) args.value(static_cast<cl_long>(alpha));
+  else args.value(static_cast<cl_float>(alpha));
   return args.error == CL_SUCCESS ? launch(stream, k, g.count) : KGB_ERR_INVALID;
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/add", kKind, add);
+KGB_BASELINE(aten_add, kKind, add);
 }  // namespace kgb::opencl::plain

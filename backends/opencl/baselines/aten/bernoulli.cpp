@@ -23,9 +23,7 @@ __kernel void bernoulli(__global S* o, long oo, __global const S* p, long po, Di
 }
 )CLC";
 
-int bernoulli(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  kgb_tensor* out = t[2];
+int bernoulli(const kgb_tensor* self, int64_t seed, kgb_tensor* out, kgb_stream stream) {
   Dims g;
   for (int d = 0; d < out->rank; ++d) g.add(out->sizes[d], out->strides[d], self->strides[d]);
   if (g.count == 0) return KGB_OK;
@@ -34,10 +32,10 @@ int bernoulli(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream
   cl_kernel k = kernel(stream, kSource, dtype_options(out->dtype), "bernoulli");
   if (!k) return KGB_ERR_UNSUPPORTED;
   Args args{stream, k};
-  args.tensor(out).tensor(self).dims(g).value(g.count).value(static_cast<cl_ulong>(s[1].i));
+  args.tensor(out).tensor(self).dims(g).value(g.count).value(static_cast<cl_ulong>(seed));
   return args.error == CL_SUCCESS ? launch(stream, k, g.count) : KGB_ERR_INVALID;
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/bernoulli", kKind, bernoulli);
+KGB_BASELINE(aten_bernoulli, kKind, bernoulli);
 }  // namespace kgb::opencl::plain

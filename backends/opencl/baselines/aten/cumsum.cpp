@@ -23,10 +23,8 @@ __kernel void cumsum(__global S* o, long oo, __global const S* x, long xo, Dims 
 }
 )CLC";
 
-int cumsum(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  kgb_tensor* out = t[2];
-  const int64_t dim = normalise_dim(s[1].i, self->rank);
+int cumsum(const kgb_tensor* self, int64_t dim_arg, kgb_tensor* out, kgb_stream stream) {
+  const int64_t dim = normalise_dim(dim_arg, self->rank);
   Dims g;
   for (int d = 0; d < self->rank; ++d)
     if (d != dim) g.add(self->sizes[d], out->strides[d], self->strides[d]);
@@ -41,5 +39,5 @@ int cumsum(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/cumsum", kKind, cumsum);
+KGB_BASELINE(aten_cumsum, kKind, cumsum);
 }  // namespace kgb::opencl::plain

@@ -26,11 +26,8 @@ __kernel void index_select(__global E* o, long oo, __global const E* x, long xo,
 }
 )CLC";
 
-int index_select(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  const kgb_tensor* index = t[2];
-  kgb_tensor* out = t[3];
-  const int64_t dim = normalise_dim(s[1].i, self->rank);
+int index_select(const kgb_tensor* self, int64_t dim_arg, const kgb_tensor* index, kgb_tensor* out, kgb_stream stream) {
+  const int64_t dim = normalise_dim(dim_arg, self->rank);
   Dims g;
   for (int d = 0; d < out->rank; ++d)
     g.add(out->sizes[d], out->strides[d], d == dim ? 0 : self->strides[d], d == dim ? 1 : 0);
@@ -51,5 +48,5 @@ int index_select(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream str
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/index_select", kKind, index_select);
+KGB_BASELINE(aten_index_select, kKind, index_select);
 }  // namespace kgb::opencl::plain

@@ -17,10 +17,7 @@ __kernel void mm(__global S* o, long oo, __global const S* x, long xo, __global 
 }
 )CLC";
 
-int mm(kgb_tensor* const* t, const kgb_scalar_value*, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  const kgb_tensor* mat2 = t[1];
-  kgb_tensor* out = t[2];
+int mm(const kgb_tensor* self, const kgb_tensor* mat2, kgb_tensor* out, kgb_stream stream) {
   if (self->dtype != KGB_F32 && self->dtype != KGB_F64 && self->dtype != KGB_F16 && self->dtype != KGB_BF16)
     return KGB_ERR_UNSUPPORTED;
   const cl_long M = self->sizes[0], K = self->sizes[1], N = mat2->sizes[1];
@@ -35,5 +32,5 @@ int mm(kgb_tensor* const* t, const kgb_scalar_value*, kgb_stream stream) {
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/mm", kKind, mm);
+KGB_BASELINE(aten_mm, kKind, mm);
 }  // namespace kgb::opencl::plain

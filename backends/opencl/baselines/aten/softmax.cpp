@@ -19,12 +19,10 @@ __kernel void softmax(__global S* o, long oo, __global const S* x, long xo, Dims
 }
 )CLC";
 
-int softmax(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  kgb_tensor* out = t[2];
+int softmax(const kgb_tensor* self, int64_t dim_arg, kgb_tensor* out, kgb_stream stream) {
   if (self->dtype != KGB_F32 && self->dtype != KGB_F64 && self->dtype != KGB_F16 && self->dtype != KGB_BF16)
     return KGB_ERR_UNSUPPORTED;
-  const int64_t dim = normalise_dim(s[1].i, self->rank);
+  const int64_t dim = normalise_dim(dim_arg, self->rank);
   Dims g;
   for (int d = 0; d < self->rank; ++d)
     if (d != dim) g.add(self->sizes[d], out->strides[d], self->strides[d]);
@@ -39,5 +37,5 @@ int softmax(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) 
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/softmax", kKind, softmax);
+KGB_BASELINE(aten_softmax, kKind, softmax);
 }  // namespace kgb::opencl::plain

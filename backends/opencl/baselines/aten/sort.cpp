@@ -59,11 +59,8 @@ __kernel void sort_slices(__global S* v, long vo, __global long* ix, long io, __
 }
 )CLC";
 
-int sort(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  kgb_tensor* values = t[3];
-  kgb_tensor* indices = t[4];
-  const int64_t dim = normalise_dim(s[1].i, self->rank);
+int sort(const kgb_tensor* self, int64_t dim_arg, int descending, kgb_tensor* values, kgb_tensor* indices, kgb_stream stream) {
+  const int64_t dim = normalise_dim(dim_arg, self->rank);
   Dims g;
   for (int d = 0; d < self->rank; ++d)
     if (d != dim) g.add(self->sizes[d], self->strides[d], values->strides[d], indices->strides[d]);
@@ -82,7 +79,7 @@ int sort(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
     args.value(static_cast<cl_long>(self->rank ? self->strides[dim] : 0));
     args.value(static_cast<cl_long>(self->rank ? values->strides[dim] : 0));
     args.value(static_cast<cl_long>(self->rank ? indices->strides[dim] : 0));
-    args.value(static_cast<cl_int>(s[2].i != 0)).value(keys).value(order);
+    args.value(static_cast<cl_int>(descending != 0)).value(keys).value(order);
     if (args.error == CL_SUCCESS) status = launch(stream, k, g.count);
   }
   if (keys) clReleaseMemObject(keys);
@@ -91,5 +88,5 @@ int sort(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/sort", kKind, sort);
+KGB_BASELINE(aten_sort, kKind, sort);
 }  // namespace kgb::opencl::plain

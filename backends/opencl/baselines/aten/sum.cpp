@@ -17,11 +17,9 @@ __kernel void sum(__global S* o, long oo, __global const S* x, long xo, Dims g, 
 }
 )CLC";
 
-int sum(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* self = t[0];
-  kgb_tensor* out = t[3];
-  const int64_t dim = normalise_dim(s[1].i, self->rank);
-  const bool keepdim = s[2].i != 0;
+int sum(const kgb_tensor* self, int64_t dim_arg, int keepdim_arg, kgb_tensor* out, kgb_stream stream) {
+  const int64_t dim = normalise_dim(dim_arg, self->rank);
+  const bool keepdim = keepdim_arg != 0;
   Dims g;
   for (int d = 0; d < self->rank; ++d) {
     if (d == dim) continue;
@@ -39,5 +37,5 @@ int sum(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("aten/sum", kKind, sum);
+KGB_BASELINE(aten_sum, kKind, sum);
 }  // namespace kgb::opencl::plain

@@ -17,11 +17,9 @@ __kernel void saxpy(long n, float alpha, __global const float* x, long xo, long 
 }
 )CLC";
 
-int saxpy_plain(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* x = t[1];
-  kgb_tensor* y = t[2];
+int saxpy_plain(double alpha_d, const kgb_tensor* x, kgb_tensor* y, kgb_stream stream) {
   const cl_long n = x->sizes[0];
-  const cl_float alpha = static_cast<cl_float>(s[0].f);
+  const cl_float alpha = static_cast<cl_float>(alpha_d);
   if (n == 0 || alpha == 0.0f) return KGB_OK;
   cl_kernel k = kernel(stream, kSource, "-cl-std=CL1.2", "saxpy");
   if (!k) return KGB_ERR_INVALID;
@@ -31,13 +29,11 @@ int saxpy_plain(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stre
 }
 
 #ifdef KGB_HAVE_CLBLAST
-int saxpy_clblast(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const kgb_tensor* x = t[1];
-  kgb_tensor* y = t[2];
+int saxpy_clblast(double alpha_d, const kgb_tensor* x, kgb_tensor* y, kgb_stream stream) {
   const cl_long n = x->sizes[0];
-  const float alpha = static_cast<float>(s[0].f);
+  const float alpha = static_cast<float>(alpha_d);
   if (n == 0 || alpha == 0.0f) return KGB_OK;
-  if (x->strides[0] < 1 || y->strides[0] < 1) return saxpy_plain(t, s, stream);
+  if (x->strides[0] < 1 || y->strides[0] < 1) return saxpy_plain(alpha_d, x, y, stream);
   cl_mem xb = nullptr, yb = nullptr;
   cl_long xo = 0, yo = 0;
   if (kgb_cl_tensor_buffer(stream, x, &xb, &xo) != CL_SUCCESS || kgb_cl_tensor_buffer(stream, y, &yb, &yo) != CL_SUCCESS)
@@ -48,9 +44,9 @@ int saxpy_clblast(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream st
                                      static_cast<size_t>(y->strides[0]), &queue, nullptr);
   return status == clblast::StatusCode::kSuccess ? KGB_OK : KGB_ERR_INVALID;
 }
-KGB_REGISTER_BASELINE("blas/saxpy", "clblast", saxpy_clblast);
+KGB_BASELINE(blas_saxpy, "clblast", saxpy_clblast);
 #else
-KGB_REGISTER_BASELINE("blas/saxpy", kKind, saxpy_plain);
+KGB_BASELINE(blas_saxpy, kKind, saxpy_plain);
 #endif
 
 }  // namespace

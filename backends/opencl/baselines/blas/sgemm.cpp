@@ -25,14 +25,12 @@ __kernel void sgemm(__global float* c, long co, __global const float* a, long ao
 }
 )CLC";
 
-int sgemm_plain(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const bool ta = s[0].i != 0, tb = s[1].i != 0;
-  const kgb_tensor* A = t[3];
-  const kgb_tensor* B = t[4];
-  kgb_tensor* C = t[6];
+int sgemm_plain(int64_t transa, int64_t transb, double alpha_d, const kgb_tensor* A, const kgb_tensor* B, double beta_d,
+                kgb_tensor* C, kgb_stream stream) {
+  const bool ta = transa != 0, tb = transb != 0;
   const cl_long M = C->sizes[0], N = C->sizes[1];
   cl_long K = ta ? A->sizes[0] : A->sizes[1];
-  const cl_float alpha = static_cast<cl_float>(s[2].f), beta = static_cast<cl_float>(s[5].f);
+  const cl_float alpha = static_cast<cl_float>(alpha_d), beta = static_cast<cl_float>(beta_d);
   if (M * N == 0) return KGB_OK;
   if (alpha == 0.0f) K = 0;
   cl_kernel k = kernel(stream, kSource, "-cl-std=CL1.2", "sgemm");
@@ -46,17 +44,15 @@ int sgemm_plain(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stre
 }
 
 #ifdef KGB_HAVE_CLBLAST
-int sgemm_clblast(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  const bool ta = s[0].i != 0, tb = s[1].i != 0;
-  const kgb_tensor* A = t[3];
-  const kgb_tensor* B = t[4];
-  kgb_tensor* C = t[6];
+int sgemm_clblast(int64_t transa, int64_t transb, double alpha_d, const kgb_tensor* A, const kgb_tensor* B, double beta_d,
+                  kgb_tensor* C, kgb_stream stream) {
+  const bool ta = transa != 0, tb = transb != 0;
   const size_t m = static_cast<size_t>(C->sizes[0]), n = static_cast<size_t>(C->sizes[1]);
   const size_t k = static_cast<size_t>(ta ? A->sizes[0] : A->sizes[1]);
   if (m == 0 || n == 0) return KGB_OK;
   // Column-major storage with unit row stride is what BLAS takes.
   auto column_major = [](const kgb_tensor* x) { return x->strides[0] == 1 || x->sizes[0] <= 1; };
-  if (!column_major(A) || !column_major(B) || !column_major(C) || k == 0) return sgemm_plain(t, s, stream);
+  if (!column_major(A) || !column_major(B) || !column_major(C) || k == 0) return sgemm_plain(transa, transb, alpha_d, A, B, beta_d, C, stream);
   auto ld = [](const kgb_tensor* x) { return static_cast<size_t>(x->strides[1] > 0 ? x->strides[1] : 1); };
   cl_mem ab = nullptr, bb = nullptr, cb = nullptr;
   cl_long ao = 0, bo = 0, co = 0;
@@ -66,14 +62,14 @@ int sgemm_clblast(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream st
   cl_command_queue queue = kgb_cl_get_queue(stream);
   auto status = clblast::Gemm<float>(clblast::Layout::kColMajor, ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
                                      tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k,
-                                     static_cast<float>(s[2].f), ab, static_cast<size_t>(ao), ld(A), bb,
-                                     static_cast<size_t>(bo), ld(B), static_cast<float>(s[5].f), cb,
+                                     static_cast<float>(alpha_d), ab, static_cast<size_t>(ao), ld(A), bb,
+                                     static_cast<size_t>(bo), ld(B), static_cast<float>(beta_d), cb,
                                      static_cast<size_t>(co), ld(C), &queue, nullptr);
   return status == clblast::StatusCode::kSuccess ? KGB_OK : KGB_ERR_INVALID;
 }
-KGB_REGISTER_BASELINE("blas/sgemm", "clblast", sgemm_clblast);
+KGB_BASELINE(blas_sgemm, "clblast", sgemm_clblast);
 #else
-KGB_REGISTER_BASELINE("blas/sgemm", kKind, sgemm_plain);
+KGB_BASELINE(blas_sgemm, kKind, sgemm_plain);
 #endif
 
 }  // namespace

@@ -21,10 +21,7 @@ __kernel void rms_norm(__global S* o, long oo, __global const S* x, long xo, __g
 }
 )CLC";
 
-int rms_norm(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream) {
-  kgb_tensor* out = t[0];
-  const kgb_tensor* input = t[1];
-  const kgb_tensor* weight = t[2];
+int rms_norm(kgb_tensor* out, const kgb_tensor* input, const kgb_tensor* weight, double epsilon, kgb_stream stream) {
   if (out->dtype != KGB_F32 && out->dtype != KGB_F16 && out->dtype != KGB_BF16) return KGB_ERR_UNSUPPORTED;
   const int r = input->rank;
   Dims g;
@@ -36,10 +33,10 @@ int rms_norm(kgb_tensor* const* t, const kgb_scalar_value* s, kgb_stream stream)
   Args args{stream, k};
   args.tensor(out).tensor(input).tensor(weight).dims(g).value(g.count).value(hidden);
   args.value(input->strides[r - 1]).value(out->strides[r - 1]).value(weight->strides[0]);
-  args.value(static_cast<cl_float>(s[3].f));
+  args.value(static_cast<cl_float>(epsilon));
   return args.error == CL_SUCCESS ? launch(stream, k, g.count) : KGB_ERR_INVALID;
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("vllm/rms_norm", kKind, rms_norm);
+KGB_BASELINE(vllm_rms_norm, kKind, rms_norm);
 }  // namespace kgb::opencl::plain

@@ -16,9 +16,7 @@ __kernel void silu_and_mul(__global S* o, long oo, __global const S* x, long xo,
 }
 )CLC";
 
-int silu_and_mul(kgb_tensor* const* t, const kgb_scalar_value*, kgb_stream stream) {
-  kgb_tensor* out = t[0];
-  const kgb_tensor* input = t[1];
+int silu_and_mul(kgb_tensor* out, const kgb_tensor* input, kgb_stream stream) {
   if (out->dtype != KGB_F32 && out->dtype != KGB_F16 && out->dtype != KGB_BF16) return KGB_ERR_UNSUPPORTED;
   Dims g;
   for (int d = 0; d < out->rank; ++d) g.add(out->sizes[d], out->strides[d], input->strides[d]);
@@ -32,5 +30,5 @@ int silu_and_mul(kgb_tensor* const* t, const kgb_scalar_value*, kgb_stream strea
 }
 
 }  // namespace
-KGB_REGISTER_BASELINE("vllm/silu_and_mul", kKind, silu_and_mul);
+KGB_BASELINE(vllm_silu_and_mul, kKind, silu_and_mul);
 }  // namespace kgb::opencl::plain

@@ -52,10 +52,12 @@ uint16_t double_to_bfloat16(double d);
 
 // 8-bit floats (OCP FP8). E4M3FN: bias 7, no infinities, NaN only S.1111.111,
 // largest finite 448. E5M2: bias 15, IEEE infinities and NaNs, largest 57344.
-// Decoding is exact. Encoding rounds to nearest even; with `saturate` a
-// finite value beyond the largest becomes the largest (E4M3FN also maps
-// infinities there), without it an overflow gives NaN (E4M3FN) or infinity
-// (E5M2), as PyTorch's casts do.
+// Decoding is exact and keeps the sign of NaN. Encoding rounds to nearest
+// even, then handles what rounds beyond the largest finite value: with
+// `saturate` (the OCP spec's saturation mode, CUDA's __NV_SATFINITE) it and
+// infinities become the largest finite value; without it (PyTorch's casts,
+// __NV_NOSAT) they become NaN (E4M3FN) or infinity (E5M2). NaN encodes as
+// S.1111.111 (E4M3FN) and S.11111.11 (E5M2), as PyTorch writes them.
 double fp8_e4m3fn_to_double(uint8_t bits);
 double fp8_e5m2_to_double(uint8_t bits);
 uint8_t double_to_fp8_e4m3fn(double d, bool saturate);

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +19,47 @@
 #include "kgb/wire.h"
 
 namespace kgb {
+
+// One case built and answered: its inputs and the reference's outputs. The
+// instance points into `entry`, its own copy of the task entry, so a cached
+// case outlives the Task it was made from.
+struct PreparedCase {
+  std::shared_ptr<const Task> entry;
+  CaseInstance instance;
+  CaseOutputs expected;
+  uint64_t bytes() const;
+};
+
+// The per-run cache of performance-case references: keyed by (entry, spec
+// hash, case, dtypes, input seed), in memory, least recently used out first
+// beyond `max_bytes`. Seeds are secret per run, so it never outlives a run.
+class ReferenceCache {
+ public:
+  explicit ReferenceCache(uint64_t max_bytes = 4ull << 30);
+  std::shared_ptr<const PreparedCase> find(const std::string& key);
+  void insert(const std::string& key, std::shared_ptr<const PreparedCase> value);
+  struct Stats {
+    uint64_t hits = 0, misses = 0, bytes = 0;
+    size_t entries = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<const PreparedCase> value;
+    uint64_t bytes = 0;
+    uint64_t last_use = 0;
+  };
+  uint64_t max_bytes_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Entry> entries_;
+  uint64_t held_bytes_ = 0, clock_ = 0, hits_ = 0, misses_ = 0;
+};
+
+// Builds case `case_index` of the entry (performance or correctness) for a
+// binding and seed and runs its reference; through the cache when one is given.
+Result<std::shared_ptr<const PreparedCase>> prepare_case(const Task& entry, size_t case_index, bool performance,
+                                                         const DTypeBinding& dtypes, uint64_t seed, ReferenceCache* cache);
 
 struct EvalOptions {
   bool lint = true;                 // run the lint hook when one is installed
@@ -29,6 +73,9 @@ struct EvalOptions {
   int rotating_sets = 2;            // input sets cycled through while timing
   std::string case_filter;          // glob on case names; empty = all
   std::filesystem::path keep_dir;   // copy the work folder here when set (debugging)
+  // References of performance cases shared by the evaluations of one run
+  // (the agent loop makes one per run); none: built per evaluation.
+  std::shared_ptr<ReferenceCache> reference_cache;
 };
 
 struct LintOutcome {
@@ -63,12 +110,20 @@ struct CompileOutput {
 CompileOutput compile_candidate(const Task& task, const Platform& platform, const std::string& source,
                                 const std::filesystem::path& work_dir, const EvalHooks& hooks);
 
-// The generated adapter from the task's entry point to the runner's uniform call.
+// The generated adapter from the task's entry points (primary and overloads)
+// to the runner's uniform call.
 std::string generate_glue(const Task& task);
 
-// The runner job for input sets of one case. The storage is borrowed, not
-// copied: the instances must outlive the job.
-wire::Job make_job(const Task& task, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison);
+// What a call produced, rebuilt from a runner's result for input set `set`
+// (outputs moved out of the result when `move`).
+CaseOutputs case_outputs_from(const Task& entry, const CaseInstance& inst, wire::JobResult& result, size_t set, bool move);
+
+// What the parent says to a runner first: the task and its entry signatures.
+wire::Hello make_hello(const Task& task);
+
+// The runner job for input sets of one case of an entry. The storage is
+// borrowed, not copied: the instances must outlive the job.
+wire::Job make_job(const Task& entry, const std::vector<const CaseInstance*>& sets, wire::JobMode mode, uint8_t poison);
 
 // Task validation (kgb validate): reference sanity on every case, then the
 // bundled solution evaluated like a candidate.

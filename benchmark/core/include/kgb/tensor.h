@@ -33,7 +33,11 @@ class HostTensor {
   const std::vector<int64_t>& sizes() const { return sizes_; }
   const std::vector<int64_t>& strides() const { return strides_; }
   int64_t size(int dim) const;  // negative dims count from the end
-  int64_t offset() const { return offset_; }
+  int64_t offset() const { return offset_; }  // the view's storage_offset
+  // KGB_TENSOR_CONJ / KGB_TENSOR_NEG: the logical value is the conjugate /
+  // negation of what is stored (inputs of resolve_conj / resolve_neg cases).
+  uint32_t flags() const { return flags_; }
+  void set_flags(uint32_t flags) { flags_ = flags; }
   int64_t numel() const;
   bool is_contiguous() const;
   // No two logical elements share storage (false for broadcast or other
@@ -75,6 +79,7 @@ class HostTensor {
   DType dtype_ = DType::F32;
   std::vector<int64_t> sizes_, strides_;
   int64_t offset_ = 0;
+  uint32_t flags_ = 0;
   std::vector<std::byte> storage_;
 };
 
@@ -130,9 +135,10 @@ inline void HostTensor::set_at(int64_t e, double v) {
     case DType::C128: tensor_detail::store<double>(p, 2 * e, v); tensor_detail::store<double>(p, 2 * e + 1, 0.0); break;
     case DType::U8: tensor_detail::store<uint8_t>(p, e, static_cast<uint8_t>(std::llround(v))); break;
     case DType::I16: tensor_detail::store<int16_t>(p, e, static_cast<int16_t>(std::llround(v))); break;
-    // Harness storage saturates: fp8 inputs are drawn wide, then rounded with saturation.
+    // Harness storage saturates: fp8 inputs are drawn wide, then rounded with
+    // saturation; E5M2 keeps the infinities a case's special values ask for.
     case DType::F8E4M3FN: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e4m3fn(v, true)); break;
-    case DType::F8E5M2: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e5m2(v, true)); break;
+    case DType::F8E5M2: tensor_detail::store<uint8_t>(p, e, double_to_fp8_e5m2(v, !std::isinf(v))); break;
   }
 }
 

@@ -180,7 +180,7 @@ std::vector<RuleInfo> rule_catalog();
 // Includes (globs, '*' crosses '/'), by backend:
 //   every backend: the C and C++ standard library headers that cannot reach the
 //     outside (no <thread>, <chrono>, <ctime>, <fstream>, <filesystem>, <future>,
-//     <csignal>, POSIX or OS headers), "kgb_kernel.h".
+//     <csignal>, POSIX or OS headers), "kgb_kernel.h", "kgb_half.h".
 //   cpu:    + omp.h and the SIMD intrinsic headers (x86 *intrin.h, arm_neon.h,
 //             arm_sve.h, arm_fp16.h, arm_bf16.h, riscv_vector.h).
 //   cuda:   + cuda_runtime.h, cuda_runtime_api.h, cuda_fp16.h, cuda_bf16.h, cuda_fp8.h,

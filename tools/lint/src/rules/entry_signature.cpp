@@ -18,7 +18,9 @@ class EntrySignatureRule : public Rule {
   using Rule::Rule;
 
   void register_matchers(MatchFinder& finder) override {
-    finder.addMatcher(functionDecl(hasName(state_.setup.task->entry), isExpansionInMainFile()).bind("entry"), this);
+    // Every entry point of the task: the primary and one per overload.
+    for (const Task* entry : state_.setup.task->entries())
+      finder.addMatcher(functionDecl(hasName(entry->entry), isExpansionInMainFile()).bind("entry"), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
@@ -26,17 +28,24 @@ class EntrySignatureRule : public Rule {
   }
 
   void on_translation_unit(ASTContext& ast) override {
-    const Task& task = *state_.setup.task;
+    for (const Task* entry : state_.setup.task->entries()) check_entry(ast, *entry);
+  }
+
+ private:
+  void check_entry(ASTContext& ast, const Task& task) {
     const std::string expected = entry_declaration(task);
-    const FunctionDecl* definition = nullptr;
+    std::vector<const FunctionDecl*> candidates;
     for (const FunctionDecl* f : candidates_)
+      if (f->getNameAsString() == task.entry) candidates.push_back(f);
+    const FunctionDecl* definition = nullptr;
+    for (const FunctionDecl* f : candidates)
       if (f->isThisDeclarationADefinition()) definition = f;
     if (!definition) {
-      if (candidates_.empty())
+      if (candidates.empty())
         report_file("the entry point `" + task.entry + "` is not defined; expected: " + expected,
                     "define exactly this function: " + expected);
       else
-        report(candidates_.front()->getLocation(),
+        report(candidates.front()->getLocation(),
                "the entry point `" + task.entry + "` is declared but not defined; expected: " + expected,
                "give the declaration a body");
       return;
@@ -54,7 +63,7 @@ class EntrySignatureRule : public Rule {
     const auto expected_types = expected_parameter_types(ast, task);
     if (!expected_types) {
       report(definition->getLocation(),
-             "kgb_tensor and kgb_stream are not declared, so the entry point cannot match: " + expected,
+             "the kgb types of the entry point (kgb_tensor, kgb_stream, ...) are not declared, so it cannot match: " + expected,
              "#include \"kgb_kernel.h\" before the entry point");
       return;
     }
@@ -75,8 +84,6 @@ class EntrySignatureRule : public Rule {
     message += ". Expected: " + expected + " Found: " + found_declaration(*definition, ast);
     report(definition->getLocation(), std::move(message), "declare the entry exactly as: " + expected);
   }
-
- private:
   static std::optional<QualType> lookup_type(ASTContext& ast, const char* name) {
     for (NamedDecl* decl : ast.getTranslationUnitDecl()->lookup(&ast.Idents.get(name)))
       if (const auto* type = dyn_cast<TypeDecl>(decl)) return ast.getTypeDeclType(type);
@@ -90,16 +97,33 @@ class EntrySignatureRule : public Rule {
     if (!tensor || !stream) return std::nullopt;
     const QualType int64 = lookup_type(ast, "int64_t").value_or(ast.getIntTypeForBitwidth(64, true));
     std::vector<QualType> types;
+    auto named = [&](const char* name) { return lookup_type(ast, name); };
+    auto pointer = [&](QualType t, bool is_const) { return ast.getPointerType(is_const ? ast.getConstType(t) : t); };
     for (const Param& p : task.params) {
-      if (p.kind == ParamKind::Tensor) {
-        types.push_back(ast.getPointerType(p.role == TensorRole::Input ? ast.getConstType(*tensor) : *tensor));
-      } else if (p.scalar_type == ScalarType::Int64) {
-        types.push_back(int64);
-      } else if (p.scalar_type == ScalarType::Float64) {
-        types.push_back(ast.DoubleTy);
-      } else {
-        types.push_back(ast.IntTy);
+      std::optional<QualType> t;
+      switch (p.kind) {
+        case ParamKind::Tensor: t = pointer(*tensor, p.role == TensorRole::Input); break;
+        case ParamKind::TensorList:
+          if (auto list = named("kgb_tensor_list")) t = pointer(*list, p.role == TensorRole::Input);
+          break;
+        case ParamKind::ScalarOutput:
+          if (auto scalar = named("kgb_scalar")) t = pointer(*scalar, false);
+          break;
+        case ParamKind::Scalar: {
+          switch (p.scalar_type) {
+            case ScalarType::Int64: t = int64; break;
+            case ScalarType::Float64: t = ast.DoubleTy; break;
+            case ScalarType::Bool: case ScalarType::Enum: t = ast.IntTy; break;
+            case ScalarType::Complex: t = named("kgb_complex"); break;
+            case ScalarType::AtenScalar: t = named("kgb_scalar"); break;
+            case ScalarType::IntList: t = named("kgb_int_list"); break;
+          }
+          if (t && p.optional) t = pointer(*t, true);
+          break;
+        }
       }
+      if (!t) return std::nullopt;  // a v2 type the included header does not declare
+      types.push_back(*t);
     }
     types.push_back(*stream);
     return types;

@@ -4,7 +4,9 @@
 // any other; a launcher whose program cannot be found is rejected.
 #include <set>
 
+#include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
+#include <clang/Lex/Lexer.h>
 
 #include "rules/rule.h"
 #include "rules/rules.h"
@@ -66,13 +68,27 @@ class OpenCLKernelSourceRule : public Rule {
   void check(const MatchFinder::MatchResult& result) override {
     const auto* literal = result.Nodes.getNodeAs<StringLiteral>("literal");
     if (!literal || !(literal->isOrdinary() || literal->isUTF8())) return;
-    const std::string text = literal->getString().str();
+    std::string text = literal->getString().str();
     if (!defines_opencl_kernel(text)) return;
-    const int line = content_line(*literal, *result.SourceManager);
+    const SourceManager& sources = *result.SourceManager;
+    const unsigned piece = first_piece_in_launcher(*literal, sources);
+    const int line = content_line(*literal, piece, sources);
     if (!seen_lines_.insert(line).second) return;
+    // Text from a macro in front of the program (kgb_half.h's
+    // KGB_CL_HALF_SOURCE) gets a #line of its own, named after the macro,
+    // so the program's lines still map to the launcher's.
+    std::string prefix;
+    if (piece > 0) {
+      const size_t length = bytes_before_piece(*literal, piece, sources, *result.Context);
+      const std::string macro = Lexer::getImmediateMacroName(literal->getStrTokenLoc(0), sources,
+                                                             result.Context->getLangOpts()).str();
+      prefix = "#line 1 \"" + (macro.empty() ? std::string("macro") : macro) + "\"\n" + text.substr(0, length);
+      if (!prefix.empty() && prefix.back() != '\n') prefix += '\n';
+      text.erase(0, length);
+    }
     EmbeddedProgram program;
     program.line = line;
-    program.text = "#line " + std::to_string(line) + " \"" + state_.setup.main_path + ".opencl\"\n" + text;
+    program.text = prefix + "#line " + std::to_string(line) + " \"" + state_.setup.main_path + ".opencl\"\n" + text;
     if (state_.programs) state_.programs->push_back(std::move(program));
   }
 
@@ -85,9 +101,37 @@ class OpenCLKernelSourceRule : public Rule {
   }
 
  private:
-  // The launcher line of the literal's first character of content.
-  static int content_line(const StringLiteral& literal, const SourceManager& sources) {
-    const SourceLocation token = sources.getSpellingLoc(literal.getStrTokenLoc(0));
+  // The literal's first piece written in the launcher: pieces in front of it
+  // come from macros (KGB_CL_HALF_SOURCE is spelled in kgb_half.h and in the
+  // preprocessor's scratch space).
+  static unsigned first_piece_in_launcher(const StringLiteral& literal, const SourceManager& sources) {
+    unsigned piece = 0;
+    while (piece + 1 < literal.getNumConcatenated() &&
+           !sources.isWrittenInMainFile(sources.getSpellingLoc(literal.getStrTokenLoc(piece))))
+      ++piece;
+    return piece;
+  }
+
+  // How many bytes of the literal's value the pieces before `piece` hold
+  // (the first byte that Clang places in `piece` or later).
+  static size_t bytes_before_piece(const StringLiteral& literal, unsigned piece, const SourceManager& sources,
+                                   const ASTContext& context) {
+    size_t low = 0, high = literal.getLength();
+    while (low < high) {
+      const size_t mid = (low + high) / 2;
+      unsigned token = 0, offset = 0;
+      literal.getLocationOfByte(static_cast<unsigned>(mid), sources, context.getLangOpts(), context.getTargetInfo(),
+                                &token, &offset);
+      if (token < piece) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  // The launcher line of the first character of content of the literal's
+  // piece `piece`.
+  static int content_line(const StringLiteral& literal, unsigned piece, const SourceManager& sources) {
+    const SourceLocation token = sources.getSpellingLoc(literal.getStrTokenLoc(piece));
     bool invalid = false;
     const char* data = sources.getCharacterData(token, &invalid);
     unsigned offset = 0;

@@ -52,6 +52,18 @@ struct ProviderConfig {
 kgb::Result<ProviderConfig> provider_preset(std::string_view name);
 std::vector<std::string> provider_preset_names();
 
+// Points a preset at another server. A URL other than the preset's own makes
+// the API key optional (sent when its variable is set): a local server needs
+// none; when a server answers 401 or 403 to a call sent without a key, the
+// error names the variable to set.
+void use_base_url(ProviderConfig& config, std::string base_url);
+
+// Adds one provider-specific request field, "NAME=VALUE", to `extra` (which
+// ChatRequest::extra merges into the body last). VALUE is JSON when it parses
+// as JSON ("40", "false", "{...}") and a string otherwise; a dotted NAME
+// ("chat_template_kwargs.enable_thinking=false") builds nested objects.
+kgb::Status add_extra_field(nlohmann::json& extra, std::string_view field);
+
 // What goes on the wire for one attempt (authentication added by the client).
 struct WireRequest {
   std::string path;  // appended to the base URL: "/chat/completions", "/messages"
@@ -102,7 +114,15 @@ bool retryable_error_type(std::string_view type);
 // ("temperature", "top_p", "max_tokens"); empty otherwise.
 std::string rejected_parameter(const CallError& error);
 
-// Rough prompt size for client-side token budgeting (about 4 bytes a token).
+// The client's token estimates, for budgets before a call and for calls whose
+// server reports no usage. The approximation: one token per 4 bytes of UTF-8
+// text, rounded up (the usual rule of thumb for BPE tokenizers such as
+// cl100k/o200k on English; code tokenizes denser, about 3.3 bytes a token, so
+// the estimate errs low on code by up to a fifth), plus 4 tokens per message
+// and per tool call for the framing, and the JSON text of tool schemas.
+int64_t estimate_text_tokens(std::string_view text);
 int64_t estimate_prompt_tokens(const ChatRequest& request);
+// Output tokens of a reply: text, reasoning, tool-call names and arguments.
+int64_t estimate_reply_tokens(const ChatResponse& response);
 
 }  // namespace kgb::llm

@@ -7,7 +7,8 @@
 //   [run]        policy, platform, tasks, task_ids, samples, concurrency, seed, store, prompts, id
 //   [provider]   name, model, base_url, api_key_env, max_concurrent, requests_per_minute,
 //                tokens_per_minute, temperature, max_output_tokens, stream, timeout_seconds,
-//                retries, prices, reasoning_effort, thinking_budget, session_header
+//                retries, prices, reasoning_effort, thinking_budget, session_header,
+//                extra (a table of provider-specific request fields: top_k, logit_bias, ...)
 //   [prices."<model>"]  input, cached_input, output, cache_write (dollars per million tokens)
 //   [oracle]     compile_error_attempts, wrong_result_attempts, latency_ms ("MS" or "MIN:MAX"),
 //                seed, fail_429, fail_500, fail_mid_stream, fail_truncate, threads
@@ -17,6 +18,11 @@
 //   [budget.attempt] and [budget.run]: tokens, input_tokens, output_tokens, reasoning_tokens,
 //                cached_tokens, usd, iterations, wall_seconds
 //   [policy.<name>]  the policy's own parameters (see `kgb run --list-policies`)
+//   [executor]   kind (local | slurm), work_dir, kgb, partition, compile_partition, account,
+//                qos, time_limit, max_jobs, max_retries, worker_idle_seconds,
+//                evaluations_per_job, sbatch_options, poll_seconds, squeue_seconds
+//   [executor.partitions]         platform name = partition
+//   [executor.partition_options]  partition = [extra sbatch options]
 // Unknown keys are errors, so a typo never silently runs the wrong experiment.
 #pragma once
 
@@ -31,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kgb/agent/budget.h"
+#include "kgb/agent/executor.h"
 #include "kgb/result.h"
 
 namespace kgb::agent {
@@ -52,9 +59,12 @@ struct ProviderSettings {
   std::map<std::string, TokenPrices> prices;  // [prices."model"]: added over the defaults
   std::string reasoning_effort;
   std::optional<int64_t> thinking_budget;
-  // Send X-KGB-Session (one per conversation) so a server can count attempts;
+  // Send X-KGB-Session (one per conversation), a label for a server's logs;
   // default: on for the oracle only.
   std::optional<bool> session_header;
+  // Provider-specific request fields merged into every request body last
+  // (top_k, logit_bias, chat_template_kwargs, reasoning options, ...).
+  nlohmann::json extra = nlohmann::json::object();
 };
 
 struct OracleSettings {
@@ -104,6 +114,7 @@ struct RunConfig {
   FeedbackSettings feedback;
   BudgetLimits attempt_budget;
   BudgetLimits run_budget;
+  ExecutorSettings executor;     // where evaluations run (default: here)
 
   // The selected policy's parameters (an empty object when none are given).
   nlohmann::json policy_params() const;

@@ -5,6 +5,8 @@
 //   compile/evaluate jobs    EvaluationSettings::jobs (default: the cores), on a thread pool
 //   timing jobs              one per device (the platform), so timings never overlap;
 //                            on a CPU platform a timing job also takes every job slot
+// With the Slurm executor (config.executor) evaluations run as jobs on the
+// cluster instead (kgb/agent/executor.h): the limits are the executor's.
 // Everything is recorded in the run store as it happens; a run killed at any
 // point resumes with execute_run(resume = id). SIGINT/SIGTERM (or `stop`)
 // stop it cleanly: no new steps start, LLM calls in flight are cancelled,
@@ -92,6 +94,7 @@ struct RunSummary {
   int attempts = 0, attempts_finished = 0, attempts_solved = 0;
   int tasks = 0, tasks_solved = 0;
   int iterations = 0, evaluations = 0, llm_calls = 0;
+  int estimated_usage_calls = 0;  // calls whose tokens are estimates (the server's or the client's)
   Spend spend;             // all sessions
   double session_seconds = 0, total_seconds = 0;
   int interrupted_steps = 0;  // steps found in flight from a killed session
@@ -104,6 +107,8 @@ struct RunOptions {
   RunConfig config;                    // a new run (ignored when resuming, except below)
   std::optional<std::string> resume;   // run id in config.store
   std::optional<int> concurrency;      // overrides the recorded concurrency on resume
+  std::optional<std::string> executor; // local | slurm: overrides the configuration (and, on resume, the record)
+  std::optional<std::string> partition;  // the executor's default partition, likewise
   std::shared_ptr<ToolBackend> tools;  // default: make_harness_tools()
   ChatBackendFactory chat;             // default: kgb_llm (and the in-process oracle)
   RunObserver* observer = nullptr;

@@ -20,6 +20,7 @@
 
 #include "kgb/agent/config.h"
 #include "kgb/evaluator.h"
+#include "kgb/jobs/job.h"
 #include "kgb/platform.h"
 #include "kgb/task.h"
 #include "kgb/verdict.h"
@@ -70,6 +71,13 @@ EvalOptions eval_options_for(ToolKind kind, const EvaluationSettings& settings, 
 ToolResult lint_result(const LintOutcome& outcome, bool available, const FeedbackSettings& limits);
 ToolResult compile_result(const CompileOutput& output, const FeedbackSettings& limits);
 ToolResult verdict_result(ToolKind kind, const Verdict& verdict, const FeedbackSettings& limits);
+
+// The job a tool becomes on an executor (lint, compile, evaluate).
+jobs::JobKind job_kind_for(ToolKind kind);
+// A tool result from an executor's reply; a reply without a completed
+// evaluation becomes an infra-error verdict that says why.
+ToolResult reply_result(ToolKind kind, const jobs::JobReply& reply, const Task& task, const Platform& platform,
+                        const FeedbackSettings& limits);
 
 // The result as compact "key: value" lines: the first N diagnostics, cases and
 // findings, "[N more ... not shown]" where some were left out, every line

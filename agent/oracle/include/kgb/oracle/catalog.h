@@ -22,7 +22,9 @@ struct KernelTarget {
   std::string source;             // the bundled solution, one file
   std::string entry;              // "kgb_aten_softmax"
   std::string entry_declaration;  // extern "C" int kgb_aten_softmax(const kgb_tensor* self, ...);
-  std::vector<std::string> outputs;  // output and in-place tensor parameters, in order
+  std::vector<std::string> outputs;  // written parameters (tensors, lists, views, host scalars), in order
+  // Per output: "tensor", "list", "view" or "scalar" (a host kgb_scalar result).
+  std::vector<std::string> output_kinds;
   bool statistical = false;       // checked statistically (random operators)
 };
 

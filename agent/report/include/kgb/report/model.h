@@ -50,6 +50,18 @@ struct Evaluation {
   std::vector<CaseTime> cases;  // timed performance cases
   std::vector<std::string> rejections;  // rules of rejecting findings
   double lint_seconds = 0, compile_seconds = 0, check_seconds = 0, time_seconds = 0, total_seconds = 0;
+  // Where it ran: executor (local, slurm), node, and on Slurm the partition,
+  // the job id and the try that answered.
+  std::string executor = "local", node, partition, job_id;
+  int tries = 1;
+};
+
+// A try of an evaluation job on an executor that did not answer (cancelled,
+// timed out, node failure, ...), from the executor_jobs table.
+struct FailedTry {
+  std::string key;      // the evaluation's job key (attempt, iteration, step)
+  int try_index = 1;
+  std::string reason, job_id, partition, node;
 };
 
 struct ToolCall {
@@ -101,7 +113,10 @@ struct Run {
   TokenUse tokens;           // every LLM call that reported usage, failed ones included
   double cost_usd = 0;
   int llm_calls = 0;
+  int estimated_usage_calls = 0;  // calls whose tokens are estimates (server- or client-side)
+  int missing_usage_calls = 0;    // failed calls without usage (counted as 0)
   std::vector<Attempt> attempts;
+  std::vector<FailedTry> failed_tries;
 };
 
 // The source of a task id ("blas/saxpy" -> "blas").

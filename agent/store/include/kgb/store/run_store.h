@@ -114,7 +114,11 @@ struct LlmCallRecord {
   nlohmann::json tool_calls = nlohmann::json::array();
   std::string finish_reason;
   TokenCounts tokens;
-  bool usage_estimated = false;
+  // Where the counts come from: "reported" by the server, "estimated" (by the
+  // server, which says so, or by the client when the server sent none or
+  // zeros), "missing" (a failed call without usage; counted as 0).
+  std::string usage_source;
+  bool usage_estimated = false;  // usage_source == "estimated"
   std::optional<double> cost_usd;
   int64_t latency_ms = 0;
   int attempts = 0, retries = 0;
@@ -138,6 +142,29 @@ struct EvaluationRecord {
   nlohmann::json verdict = nlohmann::json::object();
   double seconds = 0;
   std::string created_at;
+  // Where it ran: the executor ("local", "slurm"), the node (host name), and
+  // for Slurm the partition, the job id and the try that answered (1: the first).
+  std::string executor = "local";
+  std::string node, partition, job_id;
+  int tries = 1;
+};
+
+// One try of an evaluation job on an executor (Slurm): queued, running on a
+// job, done, failed with a reason (cancelled, timed out, node failure, ...) or
+// withdrawn. Keyed by (run, key, try); later states update the same row.
+struct ExecutorJobRecord {
+  std::string run_id;
+  std::string key;                 // the job key ("a12-i0-s1": attempt 12, iteration 0, step 1)
+  std::optional<int64_t> attempt_id;
+  std::optional<int> iteration, step;
+  int try_index = 1;
+  std::string executor = "slurm";
+  std::string state;               // queued | running | done | failed | withdrawn
+  std::string reason;
+  std::string job_id, partition, node;
+  std::string at;                  // when this state was reached (UTC); empty: now
+  std::string queued_at, started_at, finished_at;  // read back
+  double seconds = 0;              // done: the evaluation's own time on the node
 };
 
 struct ToolCallRecord {
@@ -162,6 +189,8 @@ struct ToolCallRecord {
 // failed ones included).
 struct RunTotals {
   TokenCounts tokens;
+  int estimated_usage_calls = 0;  // LLM calls whose tokens are estimates
+  int missing_usage_calls = 0;    // LLM calls without usage (failed ones)
   double cost_usd = 0;
   int llm_calls = 0;
   int iterations = 0;
@@ -172,7 +201,7 @@ struct RunTotals {
 enum class ExportFormat { Jsonl, Csv };
 
 // Tables `export_table` knows: runs, attempts, iterations, llm_calls,
-// tool_calls, evaluations, kernels (kernels: those the run refers to).
+// tool_calls, evaluations, executor_jobs, kernels (kernels: those the run refers to).
 const std::vector<std::string>& export_tables();
 
 class RunStore {
@@ -219,6 +248,10 @@ class RunStore {
   std::optional<ToolCallRecord> find_tool_call(int64_t attempt_id, int iteration, int step);  // the done one
   std::optional<EvaluationRecord> evaluation(int64_t id);
   std::vector<EvaluationRecord> evaluations(const std::string& run_id);
+
+  // Executor jobs (one row per try).
+  Status record_executor_job(const ExecutorJobRecord& job);
+  std::vector<ExecutorJobRecord> executor_jobs(const std::string& run_id);
 
   // Kernel sources, content-addressed. Storing the same text twice is a no-op.
   Result<std::string> put_kernel(std::string_view source);

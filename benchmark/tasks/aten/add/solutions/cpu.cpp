@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 #if defined(__AVX2__) && defined(__F16C__)
@@ -16,53 +17,16 @@
 
 namespace {
 
-// ---- 16-bit float conversions (round to nearest even) ----------------------
-inline float bits_to_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-inline uint32_t float_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
-  if (exp == 0x1F) return bits_to_float(sign | 0x7F800000u | (man << 13));
-  if (exp != 0) return bits_to_float(sign | ((exp + 112u) << 23) | (man << 13));
-  const float f = static_cast<float>(man) * 5.9604644775390625e-8f;  // subnormal: man * 2^-24
-  return sign ? -f : f;
-}
-
-inline uint16_t float_to_half(float f) {
-  const uint32_t x = float_to_bits(f);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return sign | 0x7E00u;    // NaN
-  if (ax >= 0x477FF000u) return sign | 0x7C00u;   // >= 65520 rounds to infinity
-  if (ax >= 0x38800000u) {                        // normal half
-    const uint32_t r = ax + 0xFFFu + ((ax >> 13) & 1u);
-    return sign | static_cast<uint16_t>((r - 0x38000000u) >> 13);
-  }
-  // Subnormal or zero: adding 0.5 puts the float's last place at 2^-24, the
-  // half subnormal step, so the FPU does the round-to-nearest-even for us.
-  const float t = bits_to_float(ax) + 0.5f;
-  return sign | static_cast<uint16_t>(float_to_bits(t) - 0x3F000000u);
-}
-
-inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
-inline uint16_t float_to_bf16(float f) {
-  const uint32_t x = float_to_bits(f);
-  const uint16_t rounded = static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-  const uint16_t quiet = static_cast<uint16_t>((x >> 16) | 0x40u);
-  return (x & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded;  // select keeps it vectorisable
-}
-
 struct HalfCvt {
   static void load(const uint16_t* p, int64_t s, float* dst, int n) {
-    if (s == 0) { const float v = half_to_float(p[0]); for (int i = 0; i < n; ++i) dst[i] = v; return; }
+    if (s == 0) { const float v = kgb_f16_to_float(p[0]); for (int i = 0; i < n; ++i) dst[i] = v; return; }
     int i = 0;
 #if KGB_ADD_F16C
     if (s == 1)
       for (; i + 8 <= n; i += 8)
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
 #endif
-    for (; i < n; ++i) dst[i] = half_to_float(p[i * s]);
+    for (; i < n; ++i) dst[i] = kgb_f16_to_float(p[i * s]);
   }
   static void store(const float* src, uint16_t* p, int64_t s, int n) {
     int i = 0;
@@ -72,19 +36,19 @@ struct HalfCvt {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i),
                          _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
 #endif
-    for (; i < n; ++i) p[i * s] = float_to_half(src[i]);
+    for (; i < n; ++i) p[i * s] = kgb_float_to_f16(src[i]);
   }
 };
 
 struct BF16Cvt {
   static void load(const uint16_t* p, int64_t s, float* dst, int n) {
-    if (s == 0) { const float v = bf16_to_float(p[0]); for (int i = 0; i < n; ++i) dst[i] = v; return; }
-    if (s == 1) { for (int i = 0; i < n; ++i) dst[i] = bf16_to_float(p[i]); return; }
-    for (int i = 0; i < n; ++i) dst[i] = bf16_to_float(p[i * s]);
+    if (s == 0) { const float v = kgb_bf16_to_float(p[0]); for (int i = 0; i < n; ++i) dst[i] = v; return; }
+    if (s == 1) { for (int i = 0; i < n; ++i) dst[i] = kgb_bf16_to_float(p[i]); return; }
+    for (int i = 0; i < n; ++i) dst[i] = kgb_bf16_to_float(p[i * s]);
   }
   static void store(const float* src, uint16_t* p, int64_t s, int n) {
-    if (s == 1) { for (int i = 0; i < n; ++i) p[i] = float_to_bf16(src[i]); return; }
-    for (int i = 0; i < n; ++i) p[i * s] = float_to_bf16(src[i]);
+    if (s == 1) { for (int i = 0; i < n; ++i) p[i] = kgb_float_to_bf16(src[i]); return; }
+    for (int i = 0; i < n; ++i) p[i * s] = kgb_float_to_bf16(src[i]);
   }
 };
 
@@ -239,8 +203,10 @@ void run_16bit(const Space& sp, const kgb_tensor* self, const kgb_tensor* other,
 
 }  // namespace
 
-extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, double alpha, kgb_tensor* out,
+extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha_scalar, kgb_tensor* out,
                             kgb_stream stream) {
+  // alpha is an ATen Scalar: an integer (KGB_I64) or a double (KGB_F64).
+  const double alpha = alpha_scalar.dtype == KGB_F64 ? alpha_scalar.v.f : static_cast<double>(alpha_scalar.v.i);
   (void)stream;
   if (self->dtype != out->dtype || other->dtype != out->dtype) return KGB_ERR_INVALID;
   switch (out->dtype) {

@@ -222,7 +222,9 @@ int run(kgb_tensor* out, const kgb_tensor* self, const kgb_tensor* other, typena
 
 }  // namespace
 
-extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, double alpha, kgb_tensor* out, kgb_stream stream) {
+extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha_scalar, kgb_tensor* out, kgb_stream stream) {
+  // alpha is an ATen Scalar: an integer (KGB_I64) or a double (KGB_F64).
+  const double alpha = alpha_scalar.dtype == KGB_F64 ? alpha_scalar.v.f : static_cast<double>(alpha_scalar.v.i);
   if (self->dtype != out->dtype || other->dtype != out->dtype) return KGB_ERR_UNSUPPORTED;
   if (kgb_numel(out) == 0) return KGB_OK;
   cudaStream_t s = static_cast<cudaStream_t>(stream);

@@ -6,6 +6,7 @@
 #include <hip/hip_runtime.h>
 #include <stdint.h>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 namespace {
@@ -14,28 +15,6 @@ struct Geometry {
   int64_t size[KGB_MAX_RANK], so[KGB_MAX_RANK], sa[KGB_MAX_RANK], sb[KGB_MAX_RANK];
   int rank;
 };
-
-__device__ inline float half_to_float(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
-  float f = static_cast<float>(m) * 5.9604644775390625e-8f;
-  return sign ? -f : f;
-}
-__device__ inline uint16_t float_to_half(float f) {
-  uint32_t x = __float_as_uint(f), ax = x & 0x7fffffffu;
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  if (ax > 0x7f800000u) return sign | 0x7e00u;
-  if (ax >= 0x477ff000u) return sign | 0x7c00u;
-  if (ax >= 0x38800000u) return sign | static_cast<uint16_t>((ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u) >> 13);
-  return sign | static_cast<uint16_t>(__float_as_uint(__uint_as_float(ax) + 0.5f) - 0x3f000000u);
-}
-__device__ inline float bf16_to_float(uint16_t b) { return __uint_as_float(static_cast<uint32_t>(b) << 16); }
-__device__ inline uint16_t float_to_bf16(float f) {
-  uint32_t x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
-  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
 
 // Storage type S, alpha type A and the combination, per dtype.
 struct F32 {
@@ -48,11 +27,11 @@ struct F64 {
 };
 struct F16 {
   using S = uint16_t; using A = float;
-  __device__ static S combine(S x, S y, A a) { return float_to_half(half_to_float(x) + a * half_to_float(y)); }
+  __device__ static S combine(S x, S y, A a) { return kgb_float_to_f16(kgb_f16_to_float(x) + a * kgb_f16_to_float(y)); }
 };
 struct BF16 {
   using S = uint16_t; using A = float;
-  __device__ static S combine(S x, S y, A a) { return float_to_bf16(bf16_to_float(x) + a * bf16_to_float(y)); }
+  __device__ static S combine(S x, S y, A a) { return kgb_float_to_bf16(kgb_bf16_to_float(x) + a * kgb_bf16_to_float(y)); }
 };
 struct I32 {
   using S = int32_t; using A = int32_t;
@@ -140,8 +119,10 @@ int launch(const Geometry& g, int64_t n, const kgb_tensor* self, const kgb_tenso
 
 }  // namespace
 
-extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, double alpha, kgb_tensor* out,
+extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha_scalar, kgb_tensor* out,
                             kgb_stream stream) {
+  // alpha is an ATen Scalar: an integer (KGB_I64) or a double (KGB_F64).
+  const double alpha = alpha_scalar.dtype == KGB_F64 ? alpha_scalar.v.f : static_cast<double>(alpha_scalar.v.i);
   if (self->dtype != out->dtype || other->dtype != out->dtype) return KGB_ERR_INVALID;
   switch (out->dtype) {
     case KGB_F32: case KGB_F64: case KGB_F16: case KGB_BF16: case KGB_I32: case KGB_I64: break;

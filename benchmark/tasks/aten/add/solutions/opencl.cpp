@@ -6,39 +6,18 @@
 // (-DKGB_DT=<kgb_dtype>), f16/bf16 are ushort data converted in the kernel.
 #include <stdint.h>
 
+#include "kgb_half.h"
 #include "kgb_opencl.h"
 
 namespace {
 
-const char kSource[] = R"CLC(
+const char kSource[] = KGB_CL_HALF_SOURCE R"CLC(
 #ifndef KGB_DT
 #define KGB_DT 6
 #endif
 #if KGB_DT == 7
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-
-float h2f(ushort h) {
-  uint sign = (uint)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return as_float(sign | ((e + 112u) << 23) | (m << 13));
-  float f = (float)m * 5.9604644775390625e-8f;
-  return sign ? -f : f;
-}
-ushort f2h(float f) {
-  uint x = as_uint(f), ax = x & 0x7fffffffu;
-  ushort sign = (ushort)((x >> 16) & 0x8000u);
-  if (ax > 0x7f800000u) return sign | 0x7e00;
-  if (ax >= 0x477ff000u) return sign | 0x7c00;
-  if (ax >= 0x38800000u) return sign | (ushort)((ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u) >> 13);
-  return sign | (ushort)(as_uint(as_float(ax) + 0.5f) - 0x3f000000u);
-}
-float bf2f(ushort b) { return as_float((uint)b << 16); }
-ushort f2bf(float f) {
-  uint x = as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u);
-  return (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
 
 #if KGB_DT == 6
 typedef float S; typedef float A;
@@ -48,10 +27,10 @@ typedef double S; typedef double A;
 #define COMBINE(x, y, al) ((x) + (al) * (y))
 #elif KGB_DT == 4
 typedef ushort S; typedef float A;
-#define COMBINE(x, y, al) f2h(h2f(x) + (al) * h2f(y))
+#define COMBINE(x, y, al) kgb_float_to_f16(kgb_f16_to_float(x) + (al) * kgb_f16_to_float(y))
 #elif KGB_DT == 5
 typedef ushort S; typedef float A;
-#define COMBINE(x, y, al) f2bf(bf2f(x) + (al) * bf2f(y))
+#define COMBINE(x, y, al) kgb_float_to_bf16(kgb_bf16_to_float(x) + (al) * kgb_bf16_to_float(y))
 #elif KGB_DT == 2
 typedef int S; typedef int A;
 #define COMBINE(x, y, al) ((int)((uint)(x) + (uint)(al) * (uint)(y)))
@@ -143,8 +122,10 @@ const char* build_options(int32_t dtype) {
 
 }  // namespace
 
-extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, double alpha, kgb_tensor* out,
+extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha_scalar, kgb_tensor* out,
                             kgb_stream stream) {
+  // alpha is an ATen Scalar: an integer (KGB_I64) or a double (KGB_F64).
+  const double alpha = alpha_scalar.dtype == KGB_F64 ? alpha_scalar.v.f : static_cast<double>(alpha_scalar.v.i);
   if (self->dtype != out->dtype || other->dtype != out->dtype) return KGB_ERR_INVALID;
   const char* options = build_options(out->dtype);
   if (!options) return KGB_ERR_UNSUPPORTED;

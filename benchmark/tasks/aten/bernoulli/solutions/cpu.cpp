@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 #if defined(__AVX2__) && defined(__F16C__)
@@ -24,17 +25,6 @@
 namespace {
 
 // ---- 16-bit float conversions -----------------------------------------------
-inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t em = h & 0x7FFFu;
-  if (em >= 0x7C00u) return f32_from_bits(sign | 0x7F800000u | ((em & 0x3FFu) << 13));
-  if (em >= 0x0400u) return f32_from_bits(sign | ((em << 13) + (112u << 23)));
-  const float mag = static_cast<float>(em) * 5.9604644775390625e-8f;  // subnormal: em * 2^-24
-  return sign ? -mag : mag;
-}
-inline float bf16_to_float(uint16_t b) { return f32_from_bits(static_cast<uint32_t>(b) << 16); }
 
 // ---- counter-based generator --------------------------------------------------
 inline uint64_t splitmix64(uint64_t x) {
@@ -92,7 +82,7 @@ struct F16 {
       for (; j + 8 <= n; j += 8)
         _mm256_storeu_ps(dst + j, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j))));
 #endif
-    for (; j < n; ++j) dst[j] = half_to_float(s[j * st]);
+    for (; j < n; ++j) dst[j] = kgb_f16_to_float(s[j * st]);
   }
   // r holds exactly 0 or 1: 1.0 is 0x3C00 in binary16.
   static void store(const P* r, S* o, int64_t st, int64_t n) {
@@ -101,7 +91,7 @@ struct F16 {
 };
 struct BF16 {
   using S = uint16_t; using P = float;
-  static void load(const S* s, int64_t st, int64_t n, P* dst) { for (int64_t j = 0; j < n; ++j) dst[j] = bf16_to_float(s[j * st]); }
+  static void load(const S* s, int64_t st, int64_t n, P* dst) { for (int64_t j = 0; j < n; ++j) dst[j] = kgb_bf16_to_float(s[j * st]); }
   static void store(const P* r, S* o, int64_t st, int64_t n) {
     for (int64_t j = 0; j < n; ++j) o[j * st] = r[j] != 0.0f ? uint16_t(0x3F80u) : uint16_t(0);
   }

@@ -6,11 +6,12 @@
 // are both contiguous in the same way.
 #include <stdint.h>
 
+#include "kgb_half.h"
 #include "kgb_opencl.h"
 
 namespace {
 
-const char kSource[] = R"CLC(
+const char kSource[] = KGB_CL_HALF_SOURCE R"CLC(
 #ifndef KGB_DT
 #define KGB_DT 6
 #endif
@@ -25,15 +26,6 @@ ulong mix64(ulong x) {
   return x ^ (x >> 31);
 }
 
-float h2f(ushort h) {
-  uint sign = (uint)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return as_float(sign | ((e + 112u) << 23) | (m << 13));
-  float f = (float)m * 5.9604644775390625e-8f;
-  return sign ? -f : f;
-}
-float bf2f(ushort b) { return as_float((uint)b << 16); }
-
 #if KGB_DT == 6
 typedef float S;
 #define DRAW(p, r) ((float)((r) >> 40) * 0x1.0p-24f < (p) ? 1.0f : 0.0f)
@@ -42,10 +34,10 @@ typedef double S;
 #define DRAW(p, r) ((double)((r) >> 11) * 0x1.0p-53 < (p) ? 1.0 : 0.0)
 #elif KGB_DT == 4
 typedef ushort S;
-#define DRAW(p, r) ((float)((r) >> 40) * 0x1.0p-24f < h2f(p) ? (ushort)0x3C00 : (ushort)0)
+#define DRAW(p, r) ((float)((r) >> 40) * 0x1.0p-24f < kgb_f16_to_float(p) ? (ushort)0x3C00 : (ushort)0)
 #elif KGB_DT == 5
 typedef ushort S;
-#define DRAW(p, r) ((float)((r) >> 40) * 0x1.0p-24f < bf2f(p) ? (ushort)0x3F80 : (ushort)0)
+#define DRAW(p, r) ((float)((r) >> 40) * 0x1.0p-24f < kgb_bf16_to_float(p) ? (ushort)0x3F80 : (ushort)0)
 #endif
 
 typedef struct { long size[8]; long sa[8]; long sb[8]; long lin[8]; } Geometry;

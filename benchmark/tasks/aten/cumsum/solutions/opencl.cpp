@@ -8,6 +8,7 @@
 // long for integers; each output rounded once to T.
 #include <stdint.h>
 
+#include "kgb_half.h"
 #include "kgb_opencl.h"
 
 namespace {
@@ -15,7 +16,7 @@ namespace {
 constexpr cl_long kChunk = 128;
 constexpr size_t kGroup = 256;
 
-const char kSource[] = R"CLC(
+const char kSource[] = KGB_CL_HALF_SOURCE R"CLC(
 #ifndef KGB_DT
 #define KGB_DT 6
 #endif
@@ -23,28 +24,6 @@ const char kSource[] = R"CLC(
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #define CHUNK 128
-
-float h2f(ushort h) {
-  uint sign = (uint)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return as_float(sign | ((e + 112u) << 23) | (m << 13));
-  float f = (float)m * 5.9604644775390625e-8f;
-  return sign ? -f : f;
-}
-ushort f2h(float f) {
-  uint x = as_uint(f), ax = x & 0x7fffffffu;
-  ushort sign = (ushort)((x >> 16) & 0x8000u);
-  if (ax > 0x7f800000u) return sign | 0x7e00;
-  if (ax >= 0x477ff000u) return sign | 0x7c00;
-  if (ax >= 0x38800000u) return sign | (ushort)((ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u) >> 13);
-  return sign | (ushort)(as_uint(as_float(ax) + 0.5f) - 0x3f000000u);
-}
-float bf2f(ushort b) { return as_float((uint)b << 16); }
-ushort f2bf(float f) {
-  uint x = as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u);
-  return (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
 
 #if KGB_DT == 6
 typedef float S; typedef double ACC;
@@ -56,12 +35,12 @@ typedef double S; typedef double ACC;
 #define STORE(v) (v)
 #elif KGB_DT == 4
 typedef ushort S; typedef float ACC;
-#define LOAD(v) h2f(v)
-#define STORE(v) f2h(v)
+#define LOAD(v) kgb_f16_to_float(v)
+#define STORE(v) kgb_float_to_f16(v)
 #elif KGB_DT == 5
 typedef ushort S; typedef float ACC;
-#define LOAD(v) bf2f(v)
-#define STORE(v) f2bf(v)
+#define LOAD(v) kgb_bf16_to_float(v)
+#define STORE(v) kgb_float_to_bf16(v)
 #elif KGB_DT == 2
 typedef int S; typedef long ACC;
 #define LOAD(v) ((long)(v))

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -24,51 +25,13 @@
 
 namespace {
 
-// ---- 16-bit float conversions (round to nearest even) ----------------------
-inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-inline uint32_t bits_from_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t em = h & 0x7FFFu;
-  if (em >= 0x7C00u) return f32_from_bits(sign | 0x7F800000u | ((em & 0x3FFu) << 13));  // Inf/NaN
-  if (em >= 0x0400u) return f32_from_bits(sign | ((em << 13) + (112u << 23)));         // normal
-  const float mag = static_cast<float>(em) * 5.9604644775390625e-8f;                 // subnormal: em * 2^-24
-  return sign ? -mag : mag;
-}
-
-inline uint16_t float_to_half(float f) {
-  const uint32_t x = bits_from_f32(f);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return sign | 0x7E00u;   // NaN stays NaN
-  if (ax >= 0x47800000u) return sign | 0x7C00u;  // >= 2^16: infinity (65520..65536 overflow below)
-  if (ax < 0x38800000u) {
-    // Half subnormal or zero: adding 0.5f aligns the float's last place with
-    // 2^-24, so the FPU's own round-to-nearest-even does the rounding.
-    const float t = f32_from_bits(ax) + 0.5f;
-    return sign | static_cast<uint16_t>(bits_from_f32(t) - 0x3F000000u);
-  }
-  // Normal: rebias the exponent and round the 13 dropped bits to nearest even;
-  // a carry out of the mantissa correctly bumps the exponent (up to Inf).
-  const uint32_t r = ax - (112u << 23) + 0xFFFu + ((ax >> 13) & 1u);
-  return sign | static_cast<uint16_t>(r >> 13);
-}
-
-inline float bf16_to_float(uint16_t b) { return f32_from_bits(static_cast<uint32_t>(b) << 16); }
-inline uint16_t float_to_bf16(float f) {
-  const uint32_t x = bits_from_f32(f);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
-  return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-}
-
 // Element access per storage dtype: Acc is the accumulation type.
 struct F32 { using S = float; using Acc = float; static Acc get(const S* p) { return *p; } static void put(S* p, Acc v) { *p = v; } };
 struct F64 { using S = double; using Acc = double; static Acc get(const S* p) { return *p; } static void put(S* p, Acc v) { *p = v; } };
 struct F16 { using S = uint16_t; using Acc = float;
-  static Acc get(const S* p) { return half_to_float(*p); } static void put(S* p, Acc v) { *p = float_to_half(v); } };
+  static Acc get(const S* p) { return kgb_f16_to_float(*p); } static void put(S* p, Acc v) { *p = kgb_float_to_f16(v); } };
 struct BF16 { using S = uint16_t; using Acc = float;
-  static Acc get(const S* p) { return bf16_to_float(*p); } static void put(S* p, Acc v) { *p = float_to_bf16(v); } };
+  static Acc get(const S* p) { return kgb_bf16_to_float(*p); } static void put(S* p, Acc v) { *p = kgb_float_to_bf16(v); } };
 
 // Blocking. MR x NR is the register tile (6 x 16 floats / 6 x 8 doubles = 12
 // AVX2 accumulators); a packed B micro-panel (KC x NR) stays in L1 while an

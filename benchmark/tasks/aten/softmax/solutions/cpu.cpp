@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 #if defined(__AVX2__) && defined(__F16C__)
@@ -20,40 +21,8 @@
 
 namespace {
 
-// ---- 16-bit float conversions (round to nearest even) ----------------------
 inline float bits_to_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 inline uint32_t float_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
-  if (exp == 0x1F) return bits_to_float(sign | 0x7F800000u | (man << 13));
-  if (exp != 0) return bits_to_float(sign | ((exp + 112u) << 23) | (man << 13));
-  const float f = static_cast<float>(man) * 5.9604644775390625e-8f;  // subnormal: man * 2^-24
-  return sign ? -f : f;
-}
-
-inline uint16_t float_to_half(float f) {
-  const uint32_t x = float_to_bits(f);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return sign | 0x7E00u;   // NaN
-  if (ax >= 0x477FF000u) return sign | 0x7C00u;  // >= 65520 rounds to infinity
-  if (ax >= 0x38800000u) {                       // normal half
-    const uint32_t r = ax + 0xFFFu + ((ax >> 13) & 1u);
-    return sign | static_cast<uint16_t>((r - 0x38000000u) >> 13);
-  }
-  const float t = bits_to_float(ax) + 0.5f;  // subnormal: the FPU rounds at 2^-24
-  return sign | static_cast<uint16_t>(float_to_bits(t) - 0x3F000000u);
-}
-
-inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
-inline uint16_t float_to_bf16(float f) {
-  const uint32_t x = float_to_bits(f);
-  const uint16_t rounded = static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-  const uint16_t quiet = static_cast<uint16_t>((x >> 16) | 0x40u);
-  return (x & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded;
-}
 
 // Storage type S, compute type C, and contiguous/strided block conversions.
 struct F32 {
@@ -68,13 +37,13 @@ struct F64 {
 };
 struct F16 {
   using S = uint16_t; using C = float;
-  static C to(S v) { return half_to_float(v); }
-  static S from(C v) { return float_to_half(v); }
+  static C to(S v) { return kgb_f16_to_float(v); }
+  static S from(C v) { return kgb_float_to_f16(v); }
 };
 struct BF16 {
   using S = uint16_t; using C = float;
-  static C to(S v) { return bf16_to_float(v); }
-  static S from(C v) { return float_to_bf16(v); }
+  static C to(S v) { return kgb_bf16_to_float(v); }
+  static S from(C v) { return kgb_float_to_bf16(v); }
 };
 
 template <typename K>
@@ -94,7 +63,7 @@ void load<F16>(const uint16_t* p, int64_t stride, float* dst, int64_t n) {
   if (stride == 1)
     for (; i + 8 <= n; i += 8)
       _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
-  for (; i < n; ++i) dst[i] = half_to_float(p[i * stride]);
+  for (; i < n; ++i) dst[i] = kgb_f16_to_float(p[i * stride]);
 }
 template <>
 void store<F16>(const float* src, uint16_t* p, int64_t stride, int64_t n) {
@@ -103,7 +72,7 @@ void store<F16>(const float* src, uint16_t* p, int64_t stride, int64_t n) {
     for (; i + 8 <= n; i += 8)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i),
                        _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-  for (; i < n; ++i) p[i * stride] = float_to_half(src[i]);
+  for (; i < n; ++i) p[i * stride] = kgb_float_to_f16(src[i]);
 }
 #endif
 

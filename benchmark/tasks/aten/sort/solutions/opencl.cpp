@@ -10,26 +10,18 @@
 //   only for long slices on devices with little local memory).
 #include <stdint.h>
 
+#include "kgb_half.h"
 #include "kgb_opencl.h"
 
 namespace {
 
-const char kSource[] = R"CLC(
+const char kSource[] = KGB_CL_HALF_SOURCE R"CLC(
 #ifndef KGB_DT
 #define KGB_DT 6
 #endif
 #if KGB_DT == 7
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-
-float h2f(ushort h) {
-  uint sign = (uint)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return as_float(sign | ((e + 112u) << 23) | (m << 13));
-  float f = (float)m * 5.9604644775390625e-8f;
-  return sign ? -f : f;
-}
-float bf2f(ushort b) { return as_float((uint)b << 16); }
 
 ulong float_key(float x) {
   if (isnan(x)) return 0xFFFFFFFFFFFFFFFFUL;
@@ -50,10 +42,10 @@ ulong double_key(double x) {
 #define KEY(v) double_key(v)
 #elif KGB_DT == 4
 typedef ushort S;
-#define KEY(v) float_key(h2f(v))
+#define KEY(v) float_key(kgb_f16_to_float(v))
 #elif KGB_DT == 5
 typedef ushort S;
-#define KEY(v) float_key(bf2f(v))
+#define KEY(v) float_key(kgb_bf16_to_float(v))
 #elif KGB_DT == 2
 typedef int S;
 #define KEY(v) ((ulong)((uint)(v) ^ 0x80000000u))

@@ -14,6 +14,7 @@
 
 #include <vector>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 #if defined(__AVX2__) && defined(__F16C__)
@@ -22,41 +23,6 @@
 #endif
 
 namespace {
-
-// ---- 16-bit float conversions (round to nearest even) ----------------------
-inline float bits_to_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-inline uint32_t float_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
-  if (exp == 0x1F) return bits_to_float(sign | 0x7F800000u | (man << 13));
-  if (exp != 0) return bits_to_float(sign | ((exp + 112u) << 23) | (man << 13));
-  const float f = static_cast<float>(man) * 5.9604644775390625e-8f;  // subnormal: man * 2^-24
-  return sign ? -f : f;
-}
-
-inline uint16_t float_to_half(float f) {
-  const uint32_t x = float_to_bits(f);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return sign | 0x7E00u;   // NaN
-  if (ax >= 0x477FF000u) return sign | 0x7C00u;  // >= 65520 rounds to infinity
-  if (ax >= 0x38800000u) {                       // normal half
-    const uint32_t r = ax + 0xFFFu + ((ax >> 13) & 1u);
-    return sign | static_cast<uint16_t>((r - 0x38000000u) >> 13);
-  }
-  const float t = bits_to_float(ax) + 0.5f;  // subnormal: the FPU rounds at 2^-24
-  return sign | static_cast<uint16_t>(float_to_bits(t) - 0x3F000000u);
-}
-
-inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
-inline uint16_t float_to_bf16(float f) {
-  const uint32_t x = float_to_bits(f);
-  const uint16_t rounded = static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-  const uint16_t quiet = static_cast<uint16_t>((x >> 16) | 0x40u);
-  return (x & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded;
-}
 
 // Storage type S and accumulator A per dtype.
 struct F32 {
@@ -71,13 +37,13 @@ struct F64 {
 };
 struct F16 {
   using S = uint16_t; using A = float;
-  static A to(S v) { return half_to_float(v); }
-  static S from(A v) { return float_to_half(v); }
+  static A to(S v) { return kgb_f16_to_float(v); }
+  static S from(A v) { return kgb_float_to_f16(v); }
 };
 struct BF16 {
   using S = uint16_t; using A = float;
-  static A to(S v) { return bf16_to_float(v); }
-  static S from(A v) { return float_to_bf16(v); }
+  static A to(S v) { return kgb_bf16_to_float(v); }
+  static S from(A v) { return kgb_float_to_bf16(v); }
 };
 struct I32 {
   using S = int32_t; using A = uint64_t;
@@ -109,7 +75,7 @@ template <>
 float row_sum<F16>(const uint16_t* p, int64_t stride, int64_t n) {
   if (stride != 1) {
     float acc = 0;
-    for (int64_t i = 0; i < n; ++i) acc += half_to_float(p[i * stride]);
+    for (int64_t i = 0; i < n; ++i) acc += kgb_f16_to_float(p[i * stride]);
     return acc;
   }
   __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
@@ -122,7 +88,7 @@ float row_sum<F16>(const uint16_t* p, int64_t stride, int64_t n) {
   _mm256_storeu_ps(lanes, _mm256_add_ps(a0, a1));
   float acc = 0;
   for (int k = 0; k < 8; ++k) acc += lanes[k];
-  for (; i < n; ++i) acc += half_to_float(p[i]);
+  for (; i < n; ++i) acc += kgb_f16_to_float(p[i]);
   return acc;
 }
 #endif

@@ -6,31 +6,10 @@
 #include <hip/hip_runtime.h>
 #include <stdint.h>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 namespace {
-
-__device__ inline float half_to_float(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
-  float f = static_cast<float>(m) * 5.9604644775390625e-8f;
-  return sign ? -f : f;
-}
-__device__ inline uint16_t float_to_half(float f) {
-  uint32_t x = __float_as_uint(f), ax = x & 0x7fffffffu;
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  if (ax > 0x7f800000u) return sign | 0x7e00u;
-  if (ax >= 0x477ff000u) return sign | 0x7c00u;
-  if (ax >= 0x38800000u) return sign | static_cast<uint16_t>((ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u) >> 13);
-  return sign | static_cast<uint16_t>(__float_as_uint(__uint_as_float(ax) + 0.5f) - 0x3f000000u);
-}
-__device__ inline float bf16_to_float(uint16_t b) { return __uint_as_float(static_cast<uint32_t>(b) << 16); }
-__device__ inline uint16_t float_to_bf16(float f) {
-  uint32_t x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
-  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
 
 // Storage type S, compute type C and the conversions, per dtype.
 struct F32 {
@@ -45,13 +24,13 @@ struct F64 {
 };
 struct F16 {
   using S = uint16_t; using C = float;
-  __device__ static C load(S v) { return half_to_float(v); }
-  __device__ static S store(C v) { return float_to_half(v); }
+  __device__ static C load(S v) { return kgb_f16_to_float(v); }
+  __device__ static S store(C v) { return kgb_float_to_f16(v); }
 };
 struct BF16 {
   using S = uint16_t; using C = float;
-  __device__ static C load(S v) { return bf16_to_float(v); }
-  __device__ static S store(C v) { return float_to_bf16(v); }
+  __device__ static C load(S v) { return kgb_bf16_to_float(v); }
+  __device__ static S store(C v) { return kgb_float_to_bf16(v); }
 };
 struct I32 {
   using S = int32_t; using C = int64_t;

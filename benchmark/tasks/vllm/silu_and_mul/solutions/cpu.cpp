@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 #if defined(__AVX2__) && defined(__F16C__)
@@ -21,40 +22,8 @@
 
 namespace {
 
-// ---- 16-bit float conversions (round to nearest even) ----------------------
 inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 inline uint32_t bits_from_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t em = h & 0x7FFFu;
-  if (em >= 0x7C00u) return f32_from_bits(sign | 0x7F800000u | ((em & 0x3FFu) << 13));
-  if (em >= 0x0400u) return f32_from_bits(sign | ((em << 13) + (112u << 23)));
-  const float mag = static_cast<float>(em) * 5.9604644775390625e-8f;  // subnormal: em * 2^-24
-  return sign ? -mag : mag;
-}
-
-inline uint16_t float_to_half(float f) {
-  const uint32_t x = bits_from_f32(f);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return sign | 0x7E00u;   // NaN
-  if (ax >= 0x47800000u) return sign | 0x7C00u;  // overflow to infinity
-  if (ax < 0x38800000u) {                        // subnormal or zero: the FPU rounds at 2^-24
-    const float t = f32_from_bits(ax) + 0.5f;
-    return sign | static_cast<uint16_t>(bits_from_f32(t) - 0x3F000000u);
-  }
-  const uint32_t r = ax - (112u << 23) + 0xFFFu + ((ax >> 13) & 1u);  // rebias, round to nearest even
-  return sign | static_cast<uint16_t>(r >> 13);
-}
-
-inline float bf16_to_float(uint16_t b) { return f32_from_bits(static_cast<uint32_t>(b) << 16); }
-inline uint16_t float_to_bf16(float f) {
-  const uint32_t x = bits_from_f32(f);
-  const uint16_t rounded = static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-  const uint16_t quiet = static_cast<uint16_t>((x >> 16) | 0x40u);
-  return (x & 0x7FFFFFFFu) > 0x7F800000u ? quiet : rounded;  // a select keeps the loop vectorisable
-}
 
 struct F32 {
   using S = float;
@@ -76,7 +45,7 @@ struct F16 {
       for (; j + 8 <= n; j += 8)
         _mm256_storeu_ps(d + j, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j))));
 #endif
-    for (; j < n; ++j) d[j] = half_to_float(s[j * st]);
+    for (; j < n; ++j) d[j] = kgb_f16_to_float(s[j * st]);
   }
   static void store(const float* v, S* o, int64_t st, int64_t n) {
     int64_t j = 0;
@@ -85,24 +54,24 @@ struct F16 {
       for (; j + 8 <= n; j += 8)
         _mm_storeu_si128(reinterpret_cast<__m128i*>(o + j), _mm256_cvtps_ph(_mm256_loadu_ps(v + j), _MM_FROUND_TO_NEAREST_INT));
 #endif
-    for (; j < n; ++j) o[j * st] = float_to_half(v[j]);
+    for (; j < n; ++j) o[j * st] = kgb_float_to_f16(v[j]);
   }
 };
 struct BF16 {
   using S = uint16_t;
   static void load(const S* s, int64_t st, int64_t n, float* d) {
     if (st == 1) {
-      for (int64_t j = 0; j < n; ++j) d[j] = bf16_to_float(s[j]);
+      for (int64_t j = 0; j < n; ++j) d[j] = kgb_bf16_to_float(s[j]);
       return;
     }
-    for (int64_t j = 0; j < n; ++j) d[j] = bf16_to_float(s[j * st]);
+    for (int64_t j = 0; j < n; ++j) d[j] = kgb_bf16_to_float(s[j * st]);
   }
   static void store(const float* v, S* o, int64_t st, int64_t n) {
     if (st == 1) {
-      for (int64_t j = 0; j < n; ++j) o[j] = float_to_bf16(v[j]);
+      for (int64_t j = 0; j < n; ++j) o[j] = kgb_float_to_bf16(v[j]);
       return;
     }
-    for (int64_t j = 0; j < n; ++j) o[j * st] = float_to_bf16(v[j]);
+    for (int64_t j = 0; j < n; ++j) o[j * st] = kgb_float_to_bf16(v[j]);
   }
 };
 

@@ -1,0 +1,18 @@
+/* Compiled as C99 and as C++17 by ctest (kgb_half_c99, kgb_half_cxx17), with
+ * warnings as errors, as a candidate would include kgb_half.h. */
+#include "kgb_half.h"
+
+#include <stdio.h>
+
+int main(void) {
+  const char* cl = KGB_CL_HALF_SOURCE;
+  float sum = kgb_f16_to_float(kgb_float_to_f16(1.5f)) + kgb_bf16_to_float(kgb_float_to_bf16(2.5f)) +
+              kgb_f8e4m3fn_to_float(kgb_float_to_f8e4m3fn(3.5f)) + kgb_f8e4m3fn_to_float(kgb_float_to_f8e4m3fn_sat(1e6f)) +
+              kgb_f8e5m2_to_float(kgb_float_to_f8e5m2(5.0f)) + kgb_f8e5m2_to_float(kgb_float_to_f8e5m2_sat(1e6f));
+  /* 1.5 + 2.5 + 3.5 + 448 + 5 + 57344 */
+  if (sum != 57804.5f || cl[0] == '\0') {
+    printf("kgb_half.h gave %g\n", (double)sum);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,127 @@
+// Every task's C++ reference against an independent oracle, on every
+// correctness case, every dtype binding and two seeds, compared with the
+// task's own check. The oracle is the task's CPU baseline run in this process
+// on the harness's own argument structures: ATen's operator through
+// libtorch's dispatcher (or the op's own baseline file), CBLAS for BLAS
+// routines, the plain baseline written independently of the reference for
+// vLLM ops. No code per task: a task is covered the moment it has a CPU
+// baseline. Known divergences of this libtorch are listed with their reason.
+// A primary sweep: every task, one ctest per source family (oracle.<family>).
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kgb/case.h"
+#include "kgb/evaluator.h"
+#include "kgb/paths.h"
+#include "kgb/task.h"
+#include "cpu_device.h"
+#include "kgb_baseline.h"
+#include "sweep_checks.h"
+#ifdef KGB_HAVE_TORCH
+#include "aten_dispatch.h"
+#endif
+
+namespace {
+
+// What this libtorch (Debian's 1.13) or this environment cannot be compared on.
+struct Exception {
+  const char* task;     // glob on the entry key
+  const char* binding;  // glob on the dtype label
+  const char* reason;
+};
+constexpr Exception kExceptions[] = {
+    {"aten/add*", "f16", "libtorch 1.13 rounds alpha * other to 16 bits before adding (the task follows float opmath)"},
+    {"aten/add*", "bf16", "libtorch 1.13 rounds alpha * other to 16 bits before adding (the task follows float opmath)"},
+    {"aten/mm", "f16", "libtorch 1.13 has no CPU Half mm (addmm_impl_cpu_); checked against torch 2.x on the GPU host"},
+    {"aten/cumsum", "f16", "libtorch 1.13 has no CPU Half cumsum; checked against torch 2.x on the GPU host"},
+    {"aten/bernoulli", "f16", "libtorch 1.13 has no CPU Half bernoulli; checked against torch 2.x on the GPU host"},
+    {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
+    {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
+};
+
+const Exception* exception_for(const std::string& key, const std::string& binding) {
+  for (const auto& e : kExceptions)
+    if (kgb::glob_match(e.task, key) && kgb::glob_match(e.binding, binding)) return &e;
+  return nullptr;
+}
+
+const kgb::wire::EntrySignature* g_entry = nullptr;
+
+#ifdef KGB_HAVE_TORCH
+int aten_oracle(const kgb_arg* args, int32_t nargs, kgb_stream) {
+  auto r = kgb::aten_dispatch::call_operator(*g_entry, args, nargs, at::Device(at::kCPU));
+  if (r.status != KGB_OK) MESSAGE("dispatcher: " << r.message);
+  return r.status;
+}
+#endif
+
+// The oracle of an entry: its registered CPU baseline, else (ATen) the dispatcher.
+kgb_invoke_fn oracle_for(const kgb::Task& entry) {
+  if (const kgb::BaselineEntry* b = kgb::find_baseline(entry.key())) return b->invoke;
+#ifdef KGB_HAVE_TORCH
+  if (entry.upstream_name.rfind("aten::", 0) == 0) return aten_oracle;
+#endif
+  return nullptr;
+}
+
+void cross_check(const std::vector<kgb::Task>& tasks) {
+  kgb::runner::CpuDevice device;
+  int compared = 0, excepted = 0;
+  for (const kgb::Task& task : tasks) {
+    const kgb::wire::Hello hello = kgb::make_hello(task);
+    const auto entries = task.entries();
+    for (size_t e = 0; e < entries.size(); ++e) {
+      const kgb::Task& entry = *entries[e];
+      const kgb_invoke_fn oracle = oracle_for(entry);
+      if (!oracle) {
+        MESSAGE(entry.key() << ": no CPU oracle (no baseline); covered by its documented hand check");
+        continue;
+      }
+      g_entry = &hello.entries[e];
+      for (size_t ci = 0; ci < entry.correctness.size(); ++ci) {
+        const kgb::Case& c = entry.correctness[ci];
+        for (const kgb::DTypeBinding& binding : kgb::case_dtypes(entry, c)) {
+          const std::string label = entry.key() + " " + c.name + "/" + kgb::binding_label(binding);
+          if (const Exception* ex = exception_for(entry.key(), kgb::binding_label(binding))) {
+            ++excepted;
+            (void)ex;
+            continue;
+          }
+          for (uint64_t seed : {uint64_t{0x5eed0001}, uint64_t{0x5eed0002}}) {
+            auto prepared = kgb::prepare_case(entry, ci, false, binding, seed, nullptr);
+            REQUIRE_MESSAGE(prepared.ok(), label << ": " << (prepared.ok() ? "" : prepared.error().message));
+            const kgb::CaseInstance& inst = (*prepared)->instance;
+            const kgb::Task& inst_entry = *inst.task;
+            auto job = kgb::make_job(inst_entry, {&inst}, kgb::wire::JobMode::Check, 0xFF);
+            kgb::wire::JobResult result = kgb::runner::run_check_job(device, oracle, job, g_entry);
+            REQUIRE_MESSAGE(result.error.empty(), label << ": " << result.error);
+            CHECK_MESSAGE(result.status == 0, label << ": the oracle returned " << result.status);
+            if (result.status != 0) continue;
+            kgb::CaseOutputs got = kgb::case_outputs_from(inst_entry, inst, result, 0, true);
+            const kgb::CaseCheck check = kgb::check_outputs(inst, (*prepared)->expected, got);
+            CHECK_MESSAGE(check.passed, label << " seed " << seed << ": " << check.status << " " << check.message);
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  MESSAGE(tasks.size() << " task(s): " << compared << " comparisons, " << excepted
+                        << " case bindings left to the GPU host (see kExceptions)");
+}
+
+}  // namespace
+
+// The runner loop asks for it; the cross-check calls oracles directly.
+extern "C" kgb_invoke_fn kgb_runner_resolve(const char* key) {
+  const kgb::BaselineEntry* b = kgb::find_baseline(key);
+  return b ? b->invoke : nullptr;
+}
+
+// libtorch for aten, CBLAS for blas, the independent plain baselines for vllm.
+TEST_CASE("every reference agrees with its oracle" * doctest::test_suite("sweep")) {
+  cross_check(kgb::test::checked_sweep_tasks(kgb::test::Sweep::Primary));
+}
