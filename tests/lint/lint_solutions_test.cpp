@@ -1,8 +1,8 @@
 // Every bundled solution (benchmark/tasks/<source>/<name>/solutions/*) lints
 // without a rejecting finding on its platforms: on the primary platforms
-// (cpu-x86_64, opencl-pocl, cuda-sm90, hip-gfx90a) for every task
+// (cpu-x86_64, opencl-pocl, cuda-sm90) for every task
 // (lint.solutions.<family>), on the others (cpu-aarch64, cpu-riscv64,
-// cuda-sm80, cuda-sm100, opencl-nvidia) for the secondary selection
+// cuda-sm80, cuda-sm100, hip-gfx90a, opencl-nvidia) for the secondary selection
 // (lint.secondary.<family>). New solutions are picked up when the test runs;
 // no reconfigure needed.
 #include <doctest/doctest.h>

@@ -83,7 +83,7 @@ bool is_primary_platform(std::string_view platform) {
 
 Result<Slice> parse_slice(std::string_view text) {
   const auto bad = [&] {
-    return make_error("selection.slice", "KGB_TASK_SLICE='" + std::string(text) + "': expected k/N with 0 <= k < N, e.g. 3/8");
+    return make_error("selection.slice", "KGB_TASK_SLICE='" + std::string(text) + "': expected k/N with 0 <= k < N, e.g. 3/16");
   };
   const auto slash = text.find('/');
   if (slash == std::string_view::npos) return bad();

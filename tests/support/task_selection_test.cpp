@@ -149,10 +149,10 @@ TEST_CASE("a secondary sweep takes the changed tasks, the sentinels and one slic
   auto s = select_tasks(Sweep::Secondary, ids, sentinels, settings, checkout);
   REQUIRE(s.slice);
   CHECK(s.slice->count == kDefaultSliceCount);
-  CHECK(s.slice->index == static_cast<int>(crc32("3f2a9c") % 8));
+  CHECK(s.slice->index == static_cast<int>(crc32("3f2a9c") % kDefaultSliceCount));
   CHECK(s.changed == std::vector<std::string>{"fam1/task7"});
   CHECK(s.sentinels == sentinels);
-  for (const auto& id : s.sliced) CHECK(static_cast<int>(crc32(id) % 8) == s.slice->index);
+  for (const auto& id : s.sliced) CHECK(static_cast<int>(crc32(id) % kDefaultSliceCount) == s.slice->index);
   std::set<std::string> expected(s.sliced.begin(), s.sliced.end());
   expected.insert({"fam1/task7", "fam0/task0", "fam1/task1"});
   CHECK(s.ids == std::vector<std::string>(expected.begin(), expected.end()));
@@ -335,7 +335,7 @@ TEST_CASE("the primary platforms are platforms the repository describes; the res
     CHECK(described.count(std::string(name)));
     CHECK(is_primary_platform(name));
   }
-  for (const char* name : {"cpu-aarch64", "cpu-riscv64", "cuda-sm80", "cuda-sm100", "opencl-nvidia"}) {
+  for (const char* name : {"cpu-aarch64", "cpu-riscv64", "cuda-sm80", "cuda-sm100", "hip-gfx90a", "opencl-nvidia"}) {
     CAPTURE(name);
     CHECK(described.count(name));
     CHECK_FALSE(is_primary_platform(name));
