@@ -13,8 +13,8 @@
 #   - the timing-fidelity benchmark (event median vs Nsight Compute, spread
 #     over five evaluations).
 # Everything is written under $OUT (default ./device-test-out), at most eight
-# files: summary.txt, build.log, calibrate.txt, ctest.log, validate.txt,
-# fidelity.txt, latency.txt (CUDA and CPU), profile.txt. Each step has its own time limit so
+# files: summary.txt, build.log, ctest.log, validate.txt,
+# fidelity.txt (calibration and timing fidelity), latency.txt (CUDA and CPU), profile.txt, oracle.txt. Each step has its own time limit so
 # that the whole run stays within ten minutes on a 16-core host.
 #
 # Dependencies expected on the host: CUDA toolkit (nvcc, CUPTI, cuBLAS, ncu,
@@ -22,10 +22,28 @@
 # may come as headers in .devdeps/include; libtorch from the PyTorch wheel,
 # when python3 has torch.
 #
-# Usage: scripts/device-test.sh        (from the repository root)
+# Usage: scripts/device-test.sh [--tasks GLOB] [--only STEP,STEP...]   (from the repository root)
+#   --tasks GLOB   the tasks validated (default: all)
+#   --only STEPS   run only these of: calibrate ctest validate opencl oracle latency profile fidelity
+# Also: the tasks on opencl-nvidia (the NVIDIA OpenCL driver through an ICD
+# folder of our own), and the libtorch cross-check against this host's
+# PyTorch 2.x (strict: no 1.13 exceptions) in oracle.txt.
 # Environment: OUT (output folder), KGB_DEVICE_BUILD (build folder, default
 # build-device), KGB_DEVICE_JOBS (default 16).
 set -uo pipefail
+
+TASKS=""
+ONLY=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tasks) TASKS=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) echo "usage: $0 [--tasks GLOB] [--only STEP,...]" >&2; exit 2 ;;
+  esac
+done
+want() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
+TASK_ARGS=()
+[ -n "$TASKS" ] && TASK_ARGS=(--tasks "$TASKS")
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -79,7 +97,7 @@ TORCH_CMAKE=$(python3 -c 'import torch, os; print(os.path.join(os.path.dirname(t
 BUILD_LOG=$OUT/build.log
 : >"$BUILD_LOG"
 CONFIGURE=(cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKGB_BUILD_AGENT=OFF
-  -DKGB_WITH_CLANG_TOOLING=OFF -DKGB_WITH_CUDA=ON -DKGB_WITH_TORCH=OFF -DKGB_WITH_OPENBLAS=OFF -DKGB_WITH_OPENCL=OFF
+  -DKGB_WITH_CLANG_TOOLING=OFF -DKGB_WITH_CUDA=ON -DKGB_WITH_TORCH=ON -DKGB_WITH_OPENBLAS=ON -DKGB_WITH_OPENCL=ON
   -DCMAKE_PREFIX_PATH="$PREFIX")
 # libtorch's CMake config can fail hard on a host it does not like: then go on without the ATen CUDA baselines.
 step configure 180 "$BUILD_LOG" "${CONFIGURE[@]}" ||
@@ -88,7 +106,9 @@ step configure 180 "$BUILD_LOG" "${CONFIGURE[@]}" ||
 TARGETS="kgb kgb-baseline-cuda kgb-cuda-probe kgb-cuda-calibrate kgb_runner_cuda kgb-cuda-timing-fidelity"
 TARGETS="$TARGETS test_cuda_gpu test_cuda_platforms test_profile_parsers test_cuda_compile"
 TARGETS="$TARGETS kgb_runner_cpu kgb-baseline-cpu kgb_bench_eval_latency kgb_core_evaluator_tests"
-ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^kgb_cuda_aten' && TARGETS="$TARGETS kgb_cuda_aten"
+for optional in kgb_cuda_aten kgb_oracle_crosscheck kgb-baseline-opencl kgb_runner_opencl kgb-opencl-probe; do
+  ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q "^$optional:" && TARGETS="$TARGETS $optional"
+done
 step build 360 "$BUILD_LOG" ninja -C "$BUILD" -j"$JOBS" $TARGETS || { note "build failed: see build.log"; tail -40 "$BUILD_LOG"; exit 1; }
 KGB=$BUILD/agent/cli/kgb
 
@@ -96,9 +116,11 @@ PROBE_T0=$(date +%s%N)
 note "probe: $("$BUILD/backends/cuda/kgb-cuda-probe" sm_90a) ($(( ($(date +%s%N) - PROBE_T0) / 1000000 )) ms)"
 "$KGB" platforms 2>&1 | grep cuda | tee -a "$SUMMARY"
 
-CAL=$OUT/calibrate.txt
+CAL=$OUT/fidelity.txt  # calibration and timing fidelity share a file (at most eight travel back)
 : >"$CAL"
-if "$KGB" calibrate --help >/dev/null 2>&1; then
+if ! want calibrate; then
+  :
+elif "$KGB" calibrate --help >/dev/null 2>&1; then
   step calibrate 120 "$CAL" "$KGB" calibrate --platform cuda-sm90
 else
   note "kgb has no calibrate command (agent/cli wiring of profile_commands.cpp missing): running the microbenchmark alone"
@@ -107,27 +129,43 @@ fi
 
 CTEST_LOG=$OUT/ctest.log
 : >"$CTEST_LOG"
-step ctest-cuda-fast 120 "$CTEST_LOG" ctest --test-dir "$BUILD" -R 'test_profile_parsers|test_cuda_platforms' --output-on-failure
-step ctest-gpu 240 "$CTEST_LOG" ctest --test-dir "$BUILD" -L gpu -V
-step ctest-evaluator 90 "$CTEST_LOG" ctest --test-dir "$BUILD" -R kgb_core_evaluator_tests --output-on-failure
+want ctest && step ctest-cuda-fast 120 "$CTEST_LOG" ctest --test-dir "$BUILD" -R 'test_profile_parsers|test_cuda_platforms' --output-on-failure
+want ctest && step ctest-gpu 240 "$CTEST_LOG" ctest --test-dir "$BUILD" -L gpu -V
+want ctest && step ctest-evaluator 90 "$CTEST_LOG" ctest --test-dir "$BUILD" -R kgb_core_evaluator_tests --output-on-failure
 
 VALIDATE=$OUT/validate.txt
 : >"$VALIDATE"
-step validate 180 "$VALIDATE" "$KGB" validate --platform cuda-sm90 --time-budget 0.5
+want validate && step validate 240 "$VALIDATE" "$KGB" validate --platform cuda-sm90 --time-budget 0.5 "${TASK_ARGS[@]}"
+# The same tasks on the NVIDIA OpenCL driver: an ICD folder of our own names it.
+if want opencl; then
+  ICD_DIR=$BUILD/.icd  # outside $OUT: only result files travel back
+  mkdir -p "$ICD_DIR" && echo libnvidia-opencl.so.1 >"$ICD_DIR/nvidia.icd"
+  OCL_ICD_VENDORS=$ICD_DIR step validate-opencl-nvidia 240 "$VALIDATE" env OCL_ICD_VENDORS="$ICD_DIR" \
+    "$KGB" validate --platform opencl-nvidia --time-budget 0.5 "${TASK_ARGS[@]}"
+fi
+# Every task's reference against this host's PyTorch 2.x libtorch (strict: no 1.13 exceptions).
+ORACLE=$OUT/oracle.txt
+: >"$ORACLE"
+if want oracle && [ -x "$BUILD/tests/tasks/kgb_oracle_crosscheck" ]; then
+  step oracle-torch2 240 "$ORACLE" env KGB_ORACLE_STRICT=1 "$BUILD/tests/tasks/kgb_oracle_crosscheck"
+  note "oracle: $(grep -E 'comparisons|test cases' "$ORACLE" | tr '\n' ' ')"
+fi
 
 LAT=$OUT/latency.txt
 : >"$LAT"
-step latency 200 "$LAT" bash "$ROOT/scripts/cuda-eval-latency.sh" "$KGB"
+want latency && step latency 200 "$LAT" bash "$ROOT/scripts/cuda-eval-latency.sh" "$KGB"
 note "latency: $(grep 'median wall' "$LAT" | tr '\n' ' ')"
 
 # The CPU platform's latency and timing-stability benchmark (issue figures for
 # cpu-x86_64 come from a quiet many-core host like this one).
-step cpu-latency 150 "$LAT" "$BUILD/tests/bench/kgb_bench_eval_latency" --runs 5
+want latency && step cpu-latency 150 "$LAT" "$BUILD/tests/bench/kgb_bench_eval_latency" --runs 5
 note "cpu latency: $(grep -E 'median end-to-end|spread' "$LAT" | tr '\n' ' ')"
 
 PROF=$OUT/profile.txt
 : >"$PROF"
-if "$KGB" profile --help >/dev/null 2>&1; then
+if ! want profile; then
+  :
+elif "$KGB" profile --help >/dev/null 2>&1; then
   step profile-ncu 120 "$PROF" "$KGB" profile blas/saxpy --platform cuda-sm90 --kernel benchmark/tasks/blas/saxpy/solutions/cuda.cu --cases n_16M
   step profile-sanitize 120 "$PROF" "$KGB" profile blas/saxpy --platform cuda-sm90 --kernel tests/cuda/hacks/out_of_bounds_saxpy.cu --sanitize --no-ncu --cases prime_1009
 else
@@ -135,8 +173,8 @@ else
 fi
 
 FID=$OUT/fidelity.txt
-: >"$FID"
-step fidelity 200 "$FID" "$BUILD/tests/cuda/kgb-cuda-timing-fidelity"
+# (created empty by the calibration step above)
+want fidelity && step fidelity 200 "$FID" "$BUILD/tests/cuda/kgb-cuda-timing-fidelity"
 
 note "figures: $(grep -E 'timing fidelity' "$FID" | tail -1); $(grep -E 'task\(s\) on' "$VALIDATE" | tail -1)"
 note "done in $(elapsed) s"

@@ -2,6 +2,7 @@
 #include "eval_commands.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -136,6 +137,63 @@ EvalOptions options_from(const EvalArgs& a) {
   return o;
 }
 
+
+// `kgb new-task`: the files of a task that loads, and fails clearly until written.
+std::string new_task_spec(const std::string& id, const std::string& source, const std::string& name) {
+  std::string upstream = source == "aten" ? "aten::" + name : source == "vllm" ? "vllm13::" + name : "";
+  std::string baseline = source == "aten" ? "aten" : source == "blas" ? "openblas" : "plain";
+  std::ostringstream os;
+  os << "{\n"
+     << "  \"id\": \"" << id << "\",\n"
+     << "  \"upstream_name\": \"" << upstream << "\",\n"
+     << "  \"overload\": \"\",\n"
+     << "  \"summary\": \"TODO: one line: what the operator computes\",\n"
+     << "  \"description\": \"TODO: written for a model: exact semantics, edge cases, dtypes and how each is computed, layouts (strided views; "
+        "write exactly the elements of each output view), what is checked.\",\n"
+     << "  \"type_variables\": {\"T\": [\"f32\", \"f16\", \"bf16\"]},\n"
+     << "  \"params\": [\n"
+     << "    {\"name\": \"self\", \"tensor\": \"input\", \"dtype\": \"T\", \"shape\": [\"M\", \"N\"], \"description\": \"TODO\"},\n"
+     << "    {\"name\": \"out\", \"tensor\": \"output\", \"dtype\": \"T\", \"shape\": [\"M\", \"N\"]}\n"
+     << "  ],\n"
+     << "  \"correctness\": [\n"
+     << "    {\"name\": \"odd\", \"dims\": {\"M\": 7, \"N\": 33}},\n"
+     << "    {\"name\": \"transposed_in_padded_out\", \"dims\": {\"M\": 9, \"N\": 17}, \"layouts\": {\"self\": {\"kind\": \"transposed\"}, "
+        "\"out\": {\"kind\": \"contiguous\", \"pad\": 3}}},\n"
+     << "    {\"name\": \"empty\", \"dims\": {\"M\": 0, \"N\": 8}}\n"
+     << "  ],\n"
+     << "  \"performance\": [\n"
+     << "    {\"name\": \"4096x4096\", \"dims\": {\"M\": 4096, \"N\": 4096}, \"dtypes\": [\"f32\"], \"cpu\": true}\n"
+     << "  ],\n"
+     << "  \"extended\": [],\n"
+     << "  \"tolerance\": {\"reduction\": \"1\"},\n"
+     << "  \"check\": \"elementwise\",\n"
+     << "  \"outputs\": {},\n"
+     << "  \"deterministic\": true,\n"
+     << "  \"device_work\": \"kernel\",\n"
+     << "  \"timing\": \"device\",\n"
+     << "  \"flops\": \"numel(out)\",\n"
+     << "  \"bytes\": \"2 * numel(out) * elem\",\n"
+     << "  \"banned_apis\": [],\n"
+     << "  \"baseline\": \"" << baseline << "\"\n"
+     << "}\n";
+  return os.str();
+}
+
+std::string new_task_reference(const std::string& id) {
+  return "// Reference for " + id + ": fp64 (or exact integer) ground truth on logical indices, rounded once\n"
+         "// into the output dtype at the original kernel's rounding points (docs/task-format.md).\n"
+         "#include <stdexcept>\n\n#include \"kgb/reference.h\"\n#include \"kgb/tensor.h\"\n\nnamespace {\n\n"
+         "void reference(kgb::RefArgs& args) {\n"
+         "  (void)args;\n"
+         "  throw std::runtime_error(\"the reference of " + id + " is not written yet\");\n"
+         "}\n\n}  // namespace\n\nKGB_REGISTER_REFERENCE(\"" + id + "\", reference);\n";
+}
+
+std::string new_task_solution(const std::string& id, const std::string& file, const std::string& declaration) {
+  return "// The bundled " + file + " solution of " + id + ": a genuinely optimised kernel for its platform.\n"
+         "// Its entry point:\n//   " + declaration + "\n"
+         "#error \"" + id + ": solutions/" + file + " is not written yet (kgb new-task made this file)\"\n";
+}
 }  // namespace
 
 void add_eval_commands(CLI::App& app, int& exit_code) {
@@ -274,7 +332,7 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
       auto print_row = [&](const Task& t, const TaskValidation& tv, const json* where, const std::string& where_text) {
         if (!tv.passed) ++failures;
         if (args->json) {
-          json j{{"task", tv.task}, {"passed", tv.passed}, {"problems", tv.problems}};
+          json j{{"task", tv.task}, {"passed", tv.passed}, {"problems", tv.problems}, {"gaps", tv.gaps}};
           if (tv.solution) j["verdict"] = *tv.solution;
           if (where) j["placement"] = *where;
           out.push_back(j);
@@ -302,6 +360,7 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
         std::printf("%-22s %-8s %6s %12s %12s %9s %9s  %s\n", t.id.c_str(), tv.passed ? "PASS" : "FAIL",
                     (std::to_string(passed_cases) + "/" + std::to_string(cases)).c_str(), format_us(base).c_str(),
                     format_us(sol).c_str(), speedup.c_str(), roofline.c_str(), notes.c_str());
+        for (const auto& g : tv.gaps) std::printf("%-22s %-8s %s\n", "", "lacks", g.c_str());
         std::fflush(stdout);
       };
       if (!on_cluster) {
@@ -345,6 +404,54 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
       else std::printf("\n%zu task(s) on %s: %zu passed, %d failed\n", tasks.size(), p->name.c_str(),
                        tasks.size() + all.errors.size() - failures, failures);
       exit_code = failures ? kExitFailed : kExitOk;
+    });
+  }
+  // kgb new-task
+  {
+    auto* cmd = app.add_subcommand("new-task", "write the skeleton of a task: a spec with every field, a reference that "
+                                               "registers itself, solutions per backend that fail clearly until written");
+    auto id = std::make_shared<std::string>();
+    auto root = std::make_shared<std::string>();
+    cmd->add_option("id", *id, "<source>/<name>, e.g. aten/frac")->required();
+    cmd->add_option("--root", *root, "tasks folder (default: the source tree's benchmark/tasks)");
+    cmd->callback([=, &exit_code] {
+      const auto slash = id->find('/');
+      if (slash == std::string::npos || slash == 0 || slash + 1 == id->size() || id->find('/', slash + 1) != std::string::npos) {
+        std::cerr << "error: expected <source>/<name>, found '" << *id << "'\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      const std::string source = id->substr(0, slash), name = id->substr(slash + 1);
+      const std::filesystem::path folder = (root->empty() ? tasks_root() : std::filesystem::path(*root)) / source / name;
+      if (std::filesystem::exists(folder)) {
+        std::cerr << "error: " << folder.string() << " exists already\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      std::error_code ec;
+      std::filesystem::create_directories(folder / "solutions", ec);
+      if (ec) {
+        std::cerr << "error: cannot create " << folder.string() << ": " << ec.message() << "\n";
+        exit_code = kExitInfrastructure;
+        return;
+      }
+      const std::string spec_text = new_task_spec(*id, source, name);
+      auto task = load_task_text(spec_text, folder / "spec.json");
+      if (!task) {  // an id the loader refuses (characters, reserved names)
+        std::cerr << "error: " << task.error().message << "\n";
+        std::filesystem::remove_all(folder, ec);
+        exit_code = kExitUsage;
+        return;
+      }
+      std::ofstream(folder / "spec.json") << spec_text;
+      std::ofstream(folder / "reference.cpp") << new_task_reference(*id);
+      const std::string declaration = entry_declaration(*task);
+      for (const char* file : {"cpu.cpp", "cuda.cu", "opencl.cpp", "hip.hip"})
+        std::ofstream(folder / "solutions" / file) << new_task_solution(*id, file, declaration);
+      std::cout << "wrote " << folder.string() << ": spec.json, reference.cpp, solutions/{cpu.cpp,cuda.cu,opencl.cpp,hip.hip}\n"
+                << "next: write the spec and the reference, rebuild (the reference is compiled into kgb), then\n"
+                << "  kgb validate --tasks " << *id << " --platform cpu-x86_64   # lists what the task still lacks\n";
+      exit_code = kExitOk;
     });
   }
   // kgb platforms

@@ -4,6 +4,7 @@
 
 #include "eval_commands.h"
 #include "exit_codes.h"
+#include "json_stdout.h"
 #include "job_commands.h"
 #ifdef KGB_HAVE_LINT
 #include "kgb/lint.h"
@@ -53,11 +54,13 @@ int main(int argc, char** argv) {
 #ifdef KGB_HAVE_REPORT
   kgb::cli::add_report_commands(app, exit_code);
 #endif
+  std::unique_ptr<kgb::cli::JsonStdout> json;
+  if (kgb::cli::JsonStdout::requested(argc, argv)) json = std::make_unique<kgb::cli::JsonStdout>();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kgb::cli::kExitOk : kgb::cli::kExitUsage;
+    int code = app.exit(e);  // prints "error: ..." (or the help) to stderr
+    exit_code = code == 0 ? kgb::cli::kExitOk : kgb::cli::kExitUsage;
   }
-  return exit_code;
+  return json ? json->finish(exit_code) : exit_code;
 }

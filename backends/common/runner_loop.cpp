@@ -94,6 +94,15 @@ struct SetBuffers {
     std::fill(scalar_outs.begin(), scalar_outs.end(), kScalarPoison);
     std::copy(args_pristine.begin(), args_pristine.end(), args.begin());
   }
+
+  // The runner's own synchronisation after a call. A host scalar result is
+  // complete when the entry returns (the ABI): what it holds then is the
+  // answer, not what a copy the entry left in flight writes afterwards.
+  void synchronize_after_call() {
+    const std::vector<kgb_scalar> returned = scalar_outs;
+    device.synchronize();
+    std::copy(returned.begin(), returned.end(), scalar_outs.begin());
+  }
 };
 
 kgb_tensor descriptor(const wire::TensorDesc& t, void* storage) {
@@ -391,7 +400,7 @@ JobResult run_check(Device& device, kgb_invoke_fn fn, const Job& job) {
     device.synchronize();
     work.start();
     int status = fn(set.args.data(), static_cast<int32_t>(set.args.size()), device.stream());
-    device.synchronize();
+    set.synchronize_after_call();
     work.stop(result);
     if (status != 0 && result.status == 0) result.status = status;
     result.error = device.sticky_error();
@@ -464,7 +473,7 @@ double timed_once(Device& device, kgb_invoke_fn fn, SetBuffers& s, const wire::T
   auto t0 = std::chrono::steady_clock::now();
   status = fn(s.args.data(), static_cast<int32_t>(s.args.size()), device.stream());
   auto t1 = std::chrono::steady_clock::now();
-  device.synchronize();
+  s.synchronize_after_call();
   host_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
   return host_us;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "half_probes.h"
+#include "kgb_abi_check.h"  // the ABI v2 layout, checked by nvcc
 #include "kgb_half.h"
 
 namespace {
@@ -156,4 +157,8 @@ TEST_CASE("kgb_half.h in sm_90 device code: the same results on a CUDA device") 
     if (const auto want = kgb_test::expected_encoding(inputs[i]); !(encoded[i] == want) && ++mismatches <= 10)
       FAIL_CHECK("device, " << inputs[i] << ": " << kgb_test::describe_mismatch(encoded[i], want));
   CHECK(mismatches == 0);
+}
+
+TEST_CASE("kgb_kernel.h: the ABI v2 layout and helpers under nvcc") {
+  CHECK(kgb_abi_check_helpers() == 18);  // 12 elements + contiguous + 1 byte + 4 + KGB_OK
 }

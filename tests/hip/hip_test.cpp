@@ -2,8 +2,9 @@
 // solution must compile with hipcc --offload-arch=gfx90a and link with the
 // HIP runner (a secondary sweep: the changed tasks, the sentinels and the
 // rotating slice, one ctest shard per source family, hip.compile.<family>;
-// KGB_TASK_SWEEP=all compiles every task); the runner executable must start and say that no
-// device is there (where one is, it would serve the protocol instead).
+// KGB_TASK_SWEEP=all compiles every task); the runner executable must start
+// and say that no device is there (where one is, it would serve the protocol
+// instead).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -37,9 +38,15 @@ bool available(std::string& reason) {
   return a.available;
 }
 
+kgb::Task task_named(const std::string& id) {
+  for (const auto& t : kgb::load_all_tasks(kgb::tasks_root()).tasks)
+    if (t.id == id) return t;
+  return {};
+}
+
 }  // namespace
 
-TEST_CASE("selected HIP solutions compile for gfx90a and links with the HIP runner" * doctest::test_suite("sweep")) {
+TEST_CASE("selected HIP solutions compile for gfx90a and link with the HIP runner" * doctest::test_suite("sweep")) {
   std::string reason;
   if (!available(reason)) {
     MESSAGE("hip-gfx90a skipped: " << reason);
@@ -78,9 +85,7 @@ TEST_CASE("a HIP compile error is reported with its line") {
     return;
   }
   const kgb::Platform& p = *hip_platform();
-  kgb::Task task;
-  for (const auto& t : kgb::load_all_tasks(kgb::tasks_root()).tasks)
-    if (t.id == "blas/saxpy") task = t;
+  const kgb::Task task = task_named("blas/saxpy");
   REQUIRE(task.id == "blas/saxpy");
   const std::string source =
       "#include <hip/hip_runtime.h>\n#include \"kgb_kernel.h\"\n"
@@ -103,9 +108,7 @@ TEST_CASE("the linked HIP runner reports a missing device instead of crashing") 
     return;
   }
   const kgb::Platform& p = *hip_platform();
-  kgb::Task task;
-  for (const auto& t : kgb::load_all_tasks(kgb::tasks_root()).tasks)
-    if (t.id == "aten/add") task = t;
+  const kgb::Task task = task_named("aten/add");
   auto source = kgb::bundled_solution(task, p.solution_file);
   REQUIRE(source.ok());
   kgb::TempDir work("kgb-hip-test");
@@ -120,4 +123,24 @@ TEST_CASE("the linked HIP runner reports a missing device instead of crashing") 
   } else {
     MESSAGE("the HIP runner did not report a missing device (a GPU may be present): " << run->status.describe());
   }
+}
+
+TEST_CASE("kgb_kernel.h: the ABI v2 layout compiles under hipcc") {
+  std::string reason;
+  if (!available(reason)) {
+    MESSAGE("hip-gfx90a skipped: " << reason);
+    return;
+  }
+  const kgb::Platform& p = *hip_platform();
+  const kgb::Task task = task_named("blas/saxpy");
+  REQUIRE(task.id == "blas/saxpy");
+  auto solution = kgb::bundled_solution(task, p.solution_file);
+  REQUIRE(solution.ok());
+  // kgb_abi_check.h fails the compile when a size or an offset differs.
+  const std::string source = "#include \"kgb_abi_check.h\"\n" + *solution +
+                             "\nint kgb_abi_probe(void) { return kgb_abi_check_helpers(); }\n";
+  kgb::TempDir work("kgb-hip-abi");
+  auto out = kgb::compile_candidate(task, p, source, work.path(), {});
+  INFO(out.log);
+  CHECK(out.ok);
 }

@@ -75,7 +75,8 @@ json RunSummary::to_json() const {
           {"spend", s},
           {"session_seconds", session_seconds},
           {"total_seconds", total_seconds},
-          {"interrupted_steps", interrupted_steps}};
+          {"interrupted_steps", interrupted_steps},
+          {"tools", tool_stats}};
 }
 
 namespace {
@@ -644,6 +645,7 @@ Result<RunSummary> execute_run(RunOptions o) {
   summary.spend.llm_calls = after.llm_calls;
   summary.spend.iterations = after.iterations;
   summary.spend.wall_seconds = summary.total_seconds;
+  summary.tool_stats = st.tools->stats();
   std::set<std::string> tasks, solved_tasks;
   for (const auto& a : db.attempts(st.run_id)) {
     tasks.insert(a.task);

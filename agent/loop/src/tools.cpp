@@ -65,8 +65,20 @@ class HarnessTools final : public ToolBackend {
   }
   Verdict evaluate(const std::string& source, const Task& task, const Platform& platform,
                    const EvalOptions& options) override {
-    return kgb::evaluate(task, platform, source, options);
+    if (options.reference_cache) return kgb::evaluate(task, platform, source, options);
+    EvalOptions shared = options;
+    shared.reference_cache = references_;
+    return kgb::evaluate(task, platform, source, shared);
   }
+  nlohmann::json stats() const override {
+    const auto s = references_->stats();
+    return {{"reference_cache", {{"hits", s.hits}, {"misses", s.misses}, {"bytes", s.bytes}, {"entries", s.entries}}}};
+  }
+  explicit HarnessTools(uint64_t reference_cache_bytes)
+      : references_(std::make_shared<ReferenceCache>(reference_cache_bytes)) {}
+
+ private:
+  std::shared_ptr<ReferenceCache> references_;
 };
 
 std::string base_name(const std::string& file) {
@@ -127,7 +139,9 @@ std::string number(double v) {
 
 }  // namespace
 
-std::unique_ptr<ToolBackend> make_harness_tools() { return std::make_unique<HarnessTools>(); }
+std::unique_ptr<ToolBackend> make_harness_tools(uint64_t reference_cache_bytes) {
+  return std::make_unique<HarnessTools>(reference_cache_bytes);
+}
 
 EvalOptions eval_options_for(ToolKind kind, const EvaluationSettings& s, uint64_t seed) {
   EvalOptions o;

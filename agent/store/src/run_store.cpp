@@ -112,13 +112,50 @@ CREATE INDEX IF NOT EXISTS executor_jobs_run ON executor_jobs(run_id);
 )SQL";
 
 // Schema 1 -> 2: where each evaluation ran (the executor_jobs table is created by kSchema).
-const char* kMigrateFrom1 = R"SQL(
-ALTER TABLE evaluations ADD COLUMN executor TEXT NOT NULL DEFAULT 'local';
-ALTER TABLE evaluations ADD COLUMN node TEXT NOT NULL DEFAULT '';
-ALTER TABLE evaluations ADD COLUMN partition_name TEXT NOT NULL DEFAULT '';
-ALTER TABLE evaluations ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
-ALTER TABLE evaluations ADD COLUMN tries INTEGER NOT NULL DEFAULT 1;
-)SQL";
+// Columns schema 2 added to schema-1 tables. Each is added only where it is
+// missing: stores written by builds between the two additions have some.
+struct AddedColumn {
+  const char* table;
+  const char* column;
+  const char* definition;
+};
+constexpr AddedColumn kAddedIn2[] = {
+    {"evaluations", "executor", "TEXT NOT NULL DEFAULT 'local'"},
+    {"evaluations", "node", "TEXT NOT NULL DEFAULT ''"},
+    {"evaluations", "partition_name", "TEXT NOT NULL DEFAULT ''"},
+    {"evaluations", "job_id", "TEXT NOT NULL DEFAULT ''"},
+    {"evaluations", "tries", "INTEGER NOT NULL DEFAULT 1"},
+    {"llm_calls", "usage_source", "TEXT NOT NULL DEFAULT ''"},
+};
+
+Result<bool> has_column(Database& d, const std::string& table, const std::string& column) {
+  auto info = d.prepare("SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?");
+  if (!info) return info.error();
+  (*info)->bind(1, table).bind(2, column);
+  const bool found = (*info)->step() && (*info)->integer(0) > 0;
+  info.value().reset();
+  return found;
+}
+
+Status upgrade_from_1(Database& d) {
+  for (const auto& added : kAddedIn2) {
+    auto present = has_column(d, added.table, added.column);
+    if (!present) return present.error();
+    if (*present) continue;
+    if (auto s = d.exec(std::string("ALTER TABLE ") + added.table + " ADD COLUMN " + added.column + " " +
+                        added.definition + ";");
+        !s)
+      return s;
+    if (std::string(added.column) == "usage_source") {
+      if (auto s = d.exec("UPDATE llm_calls SET usage_source = CASE WHEN usage_estimated = 1 THEN 'estimated' "
+                          "WHEN input_tokens + output_tokens > 0 THEN 'reported' WHEN status = 'running' THEN '' "
+                          "ELSE 'missing' END;");
+          !s)
+        return s;
+    }
+  }
+  return d.exec("UPDATE meta SET value = '2' WHERE key = 'schema_version';");
+}
 
 }  // namespace
 
@@ -164,13 +201,7 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
       version.value().reset();
       if (found == 1) {
         // Additive: the columns, filled from what schema 1 recorded.
-        if (auto s = d.exec(std::string(kMigrateFrom1) +
-                            "ALTER TABLE llm_calls ADD COLUMN usage_source TEXT NOT NULL DEFAULT '';"
-                            "UPDATE llm_calls SET usage_source = CASE WHEN usage_estimated = 1 THEN 'estimated' "
-                            "WHEN input_tokens + output_tokens > 0 THEN 'reported' WHEN status = 'running' THEN '' "
-                            "ELSE 'missing' END;"
-                            "UPDATE meta SET value = '2' WHERE key = 'schema_version';");
-            !s)
+        if (auto s = upgrade_from_1(d); !s)
           return make_error("store.schema", file.string() + ": upgrading the run store to schema 2: " + s.error().message);
       } else if (found != kSchemaVersion) {
         return make_error("store.schema", file.string() + " has run-store schema " + std::to_string(found) +

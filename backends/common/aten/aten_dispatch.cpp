@@ -1,6 +1,9 @@
 #include "aten_dispatch.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#if __has_include(<torch/version.h>)
+#include <torch/version.h>  // TORCH_VERSION_MAJOR: float8 dtypes exist from 2.1 on
+#endif
 #include <ATen/core/function_schema.h>
 
 #include <algorithm>
@@ -218,7 +221,9 @@ kgb_scalar to_kgb_scalar(const at::Scalar& s) {
 
 // Our view descriptor takes the metadata of a tensor ATen returned.
 void describe(kgb_tensor* out, const at::Tensor& v) {
-  out->data = v.data_ptr();
+  // From the storage, not data_ptr(): an empty tensor's data_ptr() is NULL,
+  // but an empty view still lies at its offset inside its input.
+  out->data = static_cast<char*>(v.storage().data()) + v.storage_offset() * static_cast<int64_t>(v.itemsize());
   out->rank = static_cast<int32_t>(v.dim());
   for (int64_t d = 0; d < v.dim() && d < KGB_MAX_RANK; ++d) {
     out->sizes[d] = v.size(d);
@@ -290,7 +295,7 @@ at::ScalarType scalar_type_of(int32_t dtype) {
     case KGB_F64: return at::kDouble;
     case KGB_C64: return at::kComplexFloat;
     case KGB_C128: return at::kComplexDouble;
-#if defined(TORCH_VERSION_MAJOR) && TORCH_VERSION_MAJOR >= 2
+#if defined(TORCH_VERSION_MAJOR) && (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1))
     case KGB_F8E4M3FN: return at::ScalarType::Float8_e4m3fn;
     case KGB_F8E5M2: return at::ScalarType::Float8_e5m2;
 #endif
@@ -308,11 +313,24 @@ at::Tensor view_of(const kgb_tensor* t, const at::Device& device) {
   const at::ScalarType st = scalar_type_of(t->dtype);
   const int64_t elem = kgb_dtype_size(t->dtype);
   void* base = static_cast<char*>(t->data) - t->storage_offset * elem;
-  at::Tensor v = at::for_blob(base, at::IntArrayRef(t->sizes, t->rank))
-                     .strides(at::IntArrayRef(t->strides, t->rank))
-                     .storage_offset(t->storage_offset)
-                     .options(at::TensorOptions().dtype(st).device(device))
-                     .make_tensor();
+  const at::TensorOptions options = at::TensorOptions().dtype(st).device(device);
+  const at::IntArrayRef sizes(t->sizes, t->rank), strides(t->strides, t->rank);
+  at::Tensor v;
+  if (t->storage_offset == 0) {
+    v = at::for_blob(base, sizes).strides(strides).options(options).make_tensor();
+  } else {
+    // libtorch 1.13's for_blob adds storage_offset to the storage size in
+    // bytes, not elements: the storage comes out too small and as_strided
+    // (expand, ...) then rejects a view inside it. The storage is made to
+    // span the view's whole extent instead, and the view taken from it.
+    int64_t extent = t->storage_offset;  // elements up to the view's last one
+    if (kgb_numel(t) > 0) {
+      extent += 1;
+      for (int32_t d = 0; d < t->rank; ++d)
+        if (t->strides[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
+    }
+    v = at::for_blob(base, {extent}).options(options).make_tensor().as_strided(sizes, strides, t->storage_offset);
+  }
   if (t->flags & KGB_TENSOR_CONJ) v._set_conj(true);
   if (t->flags & KGB_TENSOR_NEG) v._set_neg(true);
   return v;

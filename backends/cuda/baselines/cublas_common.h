@@ -54,6 +54,16 @@ inline ColMajor as_col_major(const kgb_tensor* t) {
   return r;
 }
 
+// The leading dimension cuBLAS takes for a view stored column-major
+// (strides [1, ld]): ld, or max(1, rows) where ld does not matter (at most one
+// column); 0 when the view is not column-major.
+inline int64_t column_major_ld(const kgb_tensor* t) {
+  const int64_t rows = t->sizes[0], cols = t->sizes[1], least = std::max<int64_t>(1, rows);
+  if (cols <= 1) return least;
+  if (t->strides[0] != 1 && rows > 1) return 0;
+  return t->strides[1] >= least ? t->strides[1] : 0;
+}
+
 // out (m x n) = alpha * opA (m x k) * opB (k x n) + beta * out, where opA and
 // opB are given as 2-D views of the operands as the math uses them (after any
 // BLAS transpose flags are applied), and out is a 2-D view.

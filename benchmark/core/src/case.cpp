@@ -1030,7 +1030,12 @@ Result<CaseInstance> instantiate_case(const Task& task, const Case& c, const DTy
   for (const auto& [target, host] : c.aliases) inst.tensors.at(target).storage() = inst.tensors.at(host).storage();
 
   // Lists: one allocation each, items in a seeded order with poisoned gaps.
-  SplitMix64 placement{seed ^ 0x4C4953545F504C41ull};
+  // The placement is seeded by the case, not by the input seed: the rotating
+  // input sets of a timing job share the job's one list layout (make_job
+  // describes every set with the first set's offsets and sizes).
+  uint64_t placement_seed = 0xCBF29CE484222325ull;  // FNV-1a of the entry key and the case name
+  for (char ch : task.key() + "|" + c.name) placement_seed = (placement_seed ^ static_cast<unsigned char>(ch)) * 0x100000001B3ull;
+  SplitMix64 placement{placement_seed ^ 0x4C4953545F504C41ull};
   for (const auto& p : task.params) {
     if (p.kind != ParamKind::TensorList || p.role == TensorRole::View) continue;
     ListInstance& list = inst.lists.at(p.name);

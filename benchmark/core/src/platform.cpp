@@ -82,10 +82,12 @@ Result<Platform> load_platform_file(const std::filesystem::path& file) {
     auto s = read_strings(j, key, *target, file, required);
     if (!s) return s.error();
   }
-  static const std::vector<std::string> caps{"run", "time", "compile_only", "emulated"};
+  // cpu_device: the chip is a CPU (also OpenCL on a CPU): only performance
+  // cases marked "cpu" are timed there.
+  static const std::vector<std::string> caps{"run", "time", "compile_only", "emulated", "cpu_device"};
   for (const auto& c : p.capabilities)
     if (std::find(caps.begin(), caps.end(), c) == caps.end())
-      return field_error(file, "capabilities", "unknown capability '" + c + "' (expected run|time|compile_only|emulated)");
+      return field_error(file, "capabilities", "unknown capability '" + c + "' (expected run|time|compile_only|emulated|cpu_device)");
   if (j.contains("environment")) {
     if (!j["environment"].is_object()) return field_error(file, "environment", "expected an object of strings");
     for (auto& [k, v] : j["environment"].items()) {

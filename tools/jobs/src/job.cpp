@@ -231,7 +231,7 @@ CompileOutput compile_from_json(const json& j) {
 }
 
 json validation_json(const TaskValidation& v) {
-  json j = {{"task", v.task}, {"passed", v.passed}, {"problems", strings(v.problems)}};
+  json j = {{"task", v.task}, {"passed", v.passed}, {"problems", strings(v.problems)}, {"gaps", strings(v.gaps)}};
   if (v.solution) j["verdict"] = *v.solution;
   return j;
 }
@@ -241,6 +241,7 @@ TaskValidation validation_from_json(const json& j) {
   v.task = j.value("task", "");
   v.passed = j.value("passed", false);
   v.problems = strings_from(j, "problems");
+  v.gaps = strings_from(j, "gaps");
   if (j.contains("verdict") && j["verdict"].is_object()) {
     Verdict verdict;
     from_json(j["verdict"], verdict);

@@ -132,7 +132,14 @@ struct TaskValidation {
   bool passed = false;
   std::vector<std::string> problems;  // degenerate outputs, missing reference, ...
   std::optional<Verdict> solution;    // absent when the platform has no bundled solution
+  // What the task still lacks elsewhere (other platforms' solutions and
+  // baselines, the CPU oracle of the cross-check): listed, not failing here.
+  std::vector<std::string> gaps;
 };
 TaskValidation validate_task(const Task& task, const Platform& platform, const EvalOptions& options);
+// The files a complete task has beyond its spec and reference: a solution per
+// backend, a baseline per backend where the generic ATen call does not cover
+// it, and a CPU oracle for the cross-check. Names what is missing.
+std::vector<std::string> task_gaps(const Task& task);
 
 }  // namespace kgb

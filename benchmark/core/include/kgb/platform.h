@@ -44,7 +44,7 @@ struct Platform {
   std::string runner_library;    // file name under build_root(), e.g. "backends/cpu/libkgb_runner_cpu.a"
   std::string baseline_runner;   // prebuilt executable under build_root(), may be empty
   std::vector<std::string> emulator;         // prefix for running, e.g. {"qemu-aarch64","-L","/usr/aarch64-linux-gnu"}
-  std::vector<std::string> capabilities;     // "run", "time", "compile_only", "emulated"
+  std::vector<std::string> capabilities;     // "run", "time", "compile_only", "emulated", "cpu_device"
   std::vector<std::string> required_programs;  // must be on PATH for the platform to be available
   // Optional availability probe (placeholders {build_root} {source_root}), run
   // with the platform's environment: exit 0 = available; otherwise its output

@@ -1,8 +1,15 @@
 // opencl-kernel-source: an OpenCL candidate is a C++ launcher with its OpenCL C
 // program embedded as a string literal. The rule finds those programs (see
 // lint.h, "OpenCL candidates") so the device code is parsed and checked like
-// any other; a launcher whose program cannot be found is rejected.
+// any other; a launcher that builds or launches kernels but whose program
+// cannot be found is rejected. A launcher that uses no program or kernel API
+// at all (a view that only describes metadata, item() reading one element
+// with clEnqueueReadBuffer) has no device code to check.
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <set>
+#include <string_view>
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
@@ -24,6 +31,21 @@ bool word_at(const std::string& text, size_t at, std::string_view word) {
   if (at > 0 && identifier_char(text[at - 1])) return false;
   const size_t end = at + word.size();
   return end >= text.size() || !identifier_char(text[end]);
+}
+
+// The kgb_cl_* helpers that touch no program or kernel: buffers, queue and
+// device facts. Every other kgb_cl_* function builds, sets up or enqueues a
+// kernel (kgb_cl_get_kernel, kgb_cl_set_tensor_arg, kgb_cl_enqueue, ...).
+constexpr std::array<std::string_view, 8> kDataOnlyHelpers = {
+    "kgb_cl_tensor_buffer", "kgb_cl_tensor_list_buffers", "kgb_cl_get_context", "kgb_cl_get_device",
+    "kgb_cl_get_queue",     "kgb_cl_device_type",         "kgb_cl_local_mem_size", "kgb_cl_has_fp64"};
+
+// Whether calling `name` means the launcher runs device code of its own.
+bool builds_or_launches_kernels(std::string_view name) {
+  if (name.rfind("kgb_cl_", 0) == 0)
+    return std::find(kDataOnlyHelpers.begin(), kDataOnlyHelpers.end(), name) == kDataOnlyHelpers.end();
+  const bool opencl_api = name.size() > 2 && name.rfind("cl", 0) == 0 && std::isupper(static_cast<unsigned char>(name[2]));
+  return opencl_api && (name.find("Program") != std::string_view::npos || name.find("Kernel") != std::string_view::npos);
 }
 
 }  // namespace
@@ -63,9 +85,14 @@ class OpenCLKernelSourceRule : public Rule {
 
   void register_matchers(MatchFinder& finder) override {
     finder.addMatcher(stringLiteral(isExpansionInMainFile()).bind("literal"), this);
+    finder.addMatcher(declRefExpr(isExpansionInMainFile(), to(functionDecl().bind("callee"))), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
+    if (const auto* callee = result.Nodes.getNodeAs<FunctionDecl>("callee")) {
+      if (callee->getDeclName().isIdentifier() && builds_or_launches_kernels(callee->getName())) runs_device_code_ = true;
+      return;
+    }
     const auto* literal = result.Nodes.getNodeAs<StringLiteral>("literal");
     if (!literal || !(literal->isOrdinary() || literal->isUTF8())) return;
     std::string text = literal->getString().str();
@@ -93,7 +120,7 @@ class OpenCLKernelSourceRule : public Rule {
   }
 
   void on_translation_unit(ASTContext&) override {
-    if (!seen_lines_.empty()) return;
+    if (!seen_lines_.empty() || !runs_device_code_) return;
     report_file("no OpenCL C program was found: the launcher must embed its kernels as a string literal that "
                 "defines a `__kernel void` function",
                 "put the OpenCL C source in a raw string literal, e.g. static const char kSource[] = R\"CLC( "
@@ -149,6 +176,7 @@ class OpenCLKernelSourceRule : public Rule {
   }
 
   std::set<int> seen_lines_;
+  bool runs_device_code_ = false;  // a program or kernel API is referenced
 };
 
 }  // namespace

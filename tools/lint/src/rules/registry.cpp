@@ -118,8 +118,8 @@ std::vector<RuleEntry> make_registry() {
                    false,
                    create_include_allowlist});
   rules.push_back({{"opencl-kernel-source",
-                    "An OpenCL launcher embeds its OpenCL C program as a string literal defining a kernel, so the "
-                    "device code can be checked.",
+                    "An OpenCL launcher that builds or launches kernels embeds its OpenCL C program as a string "
+                    "literal defining a kernel, so the device code can be checked.",
                     "reject",
                     {severity_option("reject")}},
                    {Language::OpenCLHost},

@@ -99,6 +99,7 @@ struct RunSummary {
   double session_seconds = 0, total_seconds = 0;
   int interrupted_steps = 0;  // steps found in flight from a killed session
   std::string oracle_url;     // the in-process oracle, when one was started
+  nlohmann::json tool_stats = nlohmann::json::object();  // the tool backend's counters (reference reuse)
 
   nlohmann::json to_json() const;
 };

@@ -59,10 +59,15 @@ class ToolBackend {
   virtual CompileOutput compile(const std::string& source, const Task& task, const Platform& platform) = 0;
   virtual Verdict evaluate(const std::string& source, const Task& task, const Platform& platform,
                            const EvalOptions& options) = 0;
+  // Counters the backend keeps over its lifetime (e.g. reference reuse); empty
+  // when it keeps none.
+  virtual nlohmann::json stats() const { return nlohmann::json::object(); }
 };
 
-// kgb::evaluate, kgb::compile_candidate and the installed lint hook.
-std::unique_ptr<ToolBackend> make_harness_tools();
+// kgb::evaluate, kgb::compile_candidate and the installed lint hook. One per
+// run: the references of performance cases (same seed for every candidate of
+// the run) are built once and reused, up to `reference_cache_bytes`.
+std::unique_ptr<ToolBackend> make_harness_tools(uint64_t reference_cache_bytes = 1ull << 30);
 
 // Evaluation options for a tool under the run's settings; `seed` is the
 // run's secret input seed (the same inputs for every candidate of a run).

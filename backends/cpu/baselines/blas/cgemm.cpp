@@ -1,0 +1,35 @@
+// Baseline for blas/cgemm: OpenBLAS cblas_cgemm, column-major, op C as
+// CblasConjTrans, alpha and beta as float complex. Also the CBLAS oracle of
+// the reference's cross-check.
+#include <cstdint>
+
+#include "col_major.h"
+#include "kgb_baseline.h"
+
+namespace {
+
+using namespace kgb::cpu_blas;
+
+struct c64 {
+  float re, im;
+};
+
+int cgemm_openblas(int transa, int transb, kgb_complex alpha_d, const kgb_tensor* a, const kgb_tensor* b, kgb_complex beta_d,
+                   kgb_tensor* c, kgb_stream) {
+  if (a->dtype != KGB_C64 || b->dtype != KGB_C64 || c->dtype != KGB_C64) return KGB_ERR_UNSUPPORTED;
+  const c64 alpha{static_cast<float>(alpha_d.re), static_cast<float>(alpha_d.im)};
+  const c64 beta{static_cast<float>(beta_d.re), static_cast<float>(beta_d.im)};
+  const int64_t m = c->sizes[0], n = c->sizes[1], k = transa ? a->sizes[0] : a->sizes[1];
+  if (m == 0 || n == 0) return KGB_OK;
+  const bool read_c = beta.re != 0.0f || beta.im != 0.0f;
+  auto ca = as_col_major<c64>(a, true), cb = as_col_major<c64>(b, true), cc = as_col_major<c64>(c, read_c);
+  cblas_cgemm(CblasColMajor, cblas_op(transa), cblas_op(transb), static_cast<blasint>(m), static_cast<blasint>(n),
+              static_cast<blasint>(k), &alpha, ca.data, static_cast<blasint>(ca.ld), cb.data, static_cast<blasint>(cb.ld), &beta,
+              cc.data, static_cast<blasint>(cc.ld));
+  copy_back(cc, c);
+  return KGB_OK;
+}
+
+}  // namespace
+
+KGB_BASELINE(blas_cgemm, "openblas", cgemm_openblas);
