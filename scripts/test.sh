@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # README command 2: build and run the whole test suite (unit, integration, slow,
-# interop and slurm tests; GPU tests skip cleanly on hosts without a GPU, slurm
-# tests where the Slurm daemons cannot start).
+# validate, interop and slurm tests; GPU tests skip cleanly on hosts without a
+# GPU, slurm tests where the Slurm daemons cannot start), as many tests at a
+# time as there are cores (tests that time things run alone).
 #   scripts/test.sh [extra ctest arguments]
+#   KGB_TASK_SWEEP=all scripts/test.sh     the full sweep: every task on every target
+# docs/ci.md describes the suites and which tasks each one covers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache hits across clones in other folders (CI builds a fresh clone).
@@ -15,4 +18,4 @@ if [[ ! -f build/build.ninja ]]; then
 fi
 ninja -C build -j"$(nproc)"
 cd build
-ctest --output-on-failure --label-exclude perf "$@"
+ctest -j"$(nproc)" --output-on-failure --label-exclude perf "$@"

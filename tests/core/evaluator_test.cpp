@@ -81,7 +81,10 @@ TEST_CASE("a correct kernel passes every dtype and layout, including empty and s
   CHECK(std::all_of(v.cases.begin(), v.cases.end(), [](const kgb::CaseCheck& c) { return c.passed; }));
 }
 
-TEST_CASE("a correct kernel is timed, re-checked and reported against the roofline") {
+// Cases in the "serial" suite run with nothing beside them
+// (kgb_core_evaluator_tests.serial, RUN_SERIAL): this one asserts iteration
+// counts and the roofline.
+TEST_CASE("a correct kernel is timed, re-checked and reported against the roofline" * doctest::test_suite("serial")) {
   auto o = check_only();
   o.time = true;
   o.time_budget_seconds = 0.2;
@@ -173,20 +176,31 @@ TEST_CASE("a memory bomb hits the address-space limit and ends in a verdict") {
   CHECK(v.cases.back().status == "kernel-error");
 }
 
-TEST_CASE("a fork bomb is contained and cleaned up") {
+// The bomb fills the process limit of the unprivileged user every runner runs
+// as (RLIMIT_NPROC counts per user, machine-wide): a runner of any other test
+// started meanwhile cannot create its threads ("libgomp: Thread creation
+// failed"). It runs alone: the "serial" suite.
+TEST_CASE("a fork bomb is contained and cleaned up" * doctest::test_suite("serial")) {
   auto o = check_only();
   o.check_timeout_seconds = 2;
   auto v = kgb::evaluate(scale_task(), cpu(), "#include <unistd.h>\n" + kernel("for (;;) fork();\n  return 0;"), o);
   INFO(explain(v));
   CHECK(v.outcome == kgb::Outcome::Timeout);
-  // Nothing of it survives: count processes still running the candidate binary.
+  // Nothing of it survives: count processes still running this evaluation's
+  // candidate binary, which lives in a folder named after this process
+  // (kgb-eval-<pid>-...). Other tests and other users run candidates at the
+  // same time; those do not count.
   std::ifstream probe("/proc/loadavg");
   CHECK(probe.good());
+  const std::string ours = "/kgb-eval-" + std::to_string(::getpid()) + "-";
   int survivors = 0;
   for (const auto& e : std::filesystem::directory_iterator("/proc")) {
     std::ifstream comm(e.path() / "comm");
     std::string name;
-    if (comm >> name && name == "candidate") ++survivors;
+    if (!(comm >> name) || name != "candidate") continue;
+    std::error_code ec;
+    const std::string exe = std::filesystem::read_symlink(e.path() / "exe", ec).string();
+    if (!ec && exe.find(ours) != std::string::npos) ++survivors;
   }
   CHECK(survivors == 0);
 }
@@ -241,7 +255,7 @@ TEST_CASE("a nondeterministic kernel is caught by the repeat call") {
   CHECK(has_finding(v, "nondeterministic"));
 }
 
-TEST_CASE("a kernel that replays a cached result is caught by rotating inputs while timing") {
+TEST_CASE("a kernel that replays a cached result is caught by rotating inputs while timing" * doctest::test_suite("serial")) {
   auto o = check_only();
   o.time = true;
   o.time_budget_seconds = 0.2;

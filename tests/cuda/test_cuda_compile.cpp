@@ -1,11 +1,14 @@
 // Every bundled CUDA solution compiles with the platform's nvcc command line
-// and links against the prebuilt CUDA runner library (no GPU needed). The
-// time of each compile and link is printed: it is most of a CUDA evaluation's
-// latency.
+// and links against the prebuilt CUDA runner library (no GPU needed): on
+// cuda-sm90 for every task (a primary sweep), on cuda-sm80 (with PTX) and
+// cuda-sm100a for the tasks of the secondary selection (changed tasks,
+// sentinels, the rotating slice; tests/support/task_selection.h). Each sweep
+// runs as one ctest shard per source family (cuda.compile.<arch>.<family>).
+// The time of each compile and link is printed: it is most of a CUDA
+// evaluation's latency.
 #include <doctest/doctest.h>
 
-#include <chrono>
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
 
 #include "kgb/evaluator.h"
@@ -13,17 +16,16 @@
 #include "kgb/platform.h"
 #include "kgb/process.h"
 #include "kgb/task.h"
+#include "sweep_checks.h"
 
 namespace {
 
-void compile_all(const char* platform_name) {
+void compile_all(const char* platform_name, kgb::test::Sweep sweep) {
   auto platform = kgb::load_platform(platform_name);
   REQUIRE(platform);
-  auto report = kgb::load_all_tasks(kgb::tasks_root());
-  REQUIRE(report.errors.empty());
   int compiled = 0;
   double slowest = 0, total = 0;
-  for (const auto& task : report.tasks) {
+  for (const auto& task : kgb::test::checked_sweep_tasks(sweep)) {
     auto source = kgb::bundled_solution(task, platform->solution_file);
     CAPTURE(task.id);
     REQUIRE_MESSAGE(source, task.id << " has no " << platform->solution_file);
@@ -39,21 +41,22 @@ void compile_all(const char* platform_name) {
     total += out.seconds;
     ++compiled;
   }
-  CHECK(compiled == static_cast<int>(report.tasks.size()));
   MESSAGE(std::string(platform_name) << ": " << compiled << " solutions, total " << total << " s, slowest " << slowest << " s");
 }
 
 }  // namespace
 
-TEST_CASE("every CUDA solution compiles and links for cuda-sm90") { compile_all("cuda-sm90"); }
+TEST_SUITE("sweep") {
+  TEST_CASE("every CUDA solution compiles and links for cuda-sm90") { compile_all("cuda-sm90", kgb::test::Sweep::Primary); }
+  // "any sm_XX" is a descriptor away: the other targets compile too.
+  TEST_CASE("selected CUDA solutions compile and link for cuda-sm80") { compile_all("cuda-sm80", kgb::test::Sweep::Secondary); }
+  TEST_CASE("selected CUDA solutions compile and link for cuda-sm100") { compile_all("cuda-sm100", kgb::test::Sweep::Secondary); }
+}
 
 TEST_CASE("a broken CUDA candidate gives structured nvcc diagnostics") {
   auto platform = kgb::load_platform("cuda-sm90");
   REQUIRE(platform);
-  auto report = kgb::load_all_tasks(kgb::tasks_root());
-  const kgb::Task* saxpy = nullptr;
-  for (const auto& t : report.tasks)
-    if (t.id == "blas/saxpy") saxpy = &t;
+  auto saxpy = kgb::load_task_file(kgb::tasks_root() / "blas" / "saxpy" / "spec.json");
   REQUIRE(saxpy);
   const std::string source =
       "#include <cuda_runtime.h>\n#include \"kgb_kernel.h\"\n"

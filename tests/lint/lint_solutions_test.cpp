@@ -1,15 +1,21 @@
 // Every bundled solution (benchmark/tasks/<source>/<name>/solutions/*) lints
-// without a rejecting finding on its platform. New solutions are picked up
-// when the test runs; no reconfigure needed.
+// without a rejecting finding on its platforms: on the primary platforms
+// (cpu-x86_64, opencl-pocl, cuda-sm90) for every task
+// (lint.solutions.<family>), on the others (cpu-aarch64, cpu-riscv64,
+// cuda-sm80, cuda-sm100, hip-gfx90a, opencl-nvidia) for the secondary selection
+// (lint.secondary.<family>). New solutions are picked up when the test runs;
+// no reconfigure needed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "kgb/lint.h"
-#include "kgb/paths.h"
+#include "sweep_checks.h"
 
 namespace {
 
@@ -24,17 +30,24 @@ std::string read(const std::filesystem::path& path) {
 }
 
 // The platforms a solution file belongs to: those whose solution_file is the
-// file's name (cpu.cpp serves cpu-x86_64, cpu-aarch64 and cpu-riscv64).
-std::vector<const Platform*> platforms_for(const std::vector<Platform>& platforms, const std::string& file_name) {
+// file's name (cpu.cpp serves cpu-x86_64, cpu-aarch64 and cpu-riscv64), the
+// primary ones or the others.
+std::vector<const Platform*> platforms_for(const std::vector<Platform>& platforms, const std::string& file_name,
+                                           bool primary) {
   std::vector<const Platform*> out;
   for (const auto& p : platforms)
-    if (p.solution_file == file_name) out.push_back(&p);
+    if (p.solution_file == file_name && kgb::test::is_primary_platform(p.name) == primary) out.push_back(&p);
   return out;
 }
 
-}  // namespace
+bool named_by_any_platform(const std::vector<Platform>& platforms, const std::string& file_name) {
+  return std::any_of(platforms.begin(), platforms.end(), [&](const Platform& p) { return p.solution_file == file_name; });
+}
 
-TEST_CASE("every bundled solution lints without a rejecting finding") {
+// Lints the solutions of the sweep's tasks on the sweep's platforms: the
+// primary platforms for every task, the others for the secondary selection.
+void lint_sweep(kgb::test::Sweep sweep) {
+  const bool primary = sweep == kgb::test::Sweep::Primary;
   std::vector<Error> platform_errors;
   const std::vector<Platform> platforms = load_all_platforms(&platform_errors);
   for (const auto& e : platform_errors) MESSAGE("platform not loaded: " << e.message);
@@ -42,28 +55,22 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
   int linted = 0;
   std::map<std::string, int> linted_by_backend;
   std::set<std::string> unavailable_backends;  // no CUDA or HIP headers on this machine
-  const auto root = tasks_root();
-  if (!std::filesystem::is_directory(root)) {
-    MESSAGE("no task folder at " << root.string());
-    return;
+  const std::vector<Task> tasks = kgb::test::checked_sweep_tasks(sweep);
+  std::vector<std::pair<const Task*, std::filesystem::path>> solutions;  // sorted by task, then file
+  for (const auto& task : tasks) {
+    if (!std::filesystem::is_directory(task.folder / "solutions")) continue;
+    const size_t first = solutions.size();
+    for (const auto& file : std::filesystem::directory_iterator(task.folder / "solutions"))
+      if (file.is_regular_file()) solutions.emplace_back(&task, file.path());
+    std::sort(solutions.begin() + first, solutions.end());
   }
-  std::vector<std::filesystem::path> solutions;
-  for (const auto& source : std::filesystem::directory_iterator(root))
-    if (source.is_directory())
-      for (const auto& task : std::filesystem::directory_iterator(source.path()))
-        if (std::filesystem::is_directory(task.path() / "solutions"))
-          for (const auto& file : std::filesystem::directory_iterator(task.path() / "solutions"))
-            if (file.is_regular_file()) solutions.push_back(file.path());
-  std::sort(solutions.begin(), solutions.end());
 
-  for (const auto& path : solutions) {
-    const auto folder = path.parent_path().parent_path();
+  for (const auto& [task, path] : solutions) {
     CAPTURE(path.string());
-    auto task = load_task_file(folder / "spec.json");
-    REQUIRE_MESSAGE(task.ok(), (task.ok() ? "" : task.error().message));
-    std::vector<const Platform*> targets = platforms_for(platforms, path.filename().string());
+    const std::string file_name = path.filename().string();
+    std::vector<const Platform*> targets = platforms_for(platforms, file_name, primary);
     Platform by_extension;
-    if (targets.empty()) {
+    if (primary && !named_by_any_platform(platforms, file_name)) {
       // No descriptor names this file: lint it for its language's backend.
       const auto language = language_for_file(path);
       if (!language) {
@@ -80,9 +87,9 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
       CAPTURE(platform->name);
       LintRequest request;
       request.source = read(path);
-      request.file_name = path.filename().string();
+      request.file_name = file_name;
       request.language = language_for(*platform);
-      request.task = &*task;
+      request.task = task;
       request.platform = platform;
       request.cache_dir = KGB_LINT_TEST_CACHE;
       request.time_limit_seconds = 60;
@@ -110,12 +117,24 @@ TEST_CASE("every bundled solution lints without a rejecting finding") {
   // Every backend with bundled solutions was linted, unless its headers are
   // missing here (CUDA, HIP); C++ and OpenCL need nothing but Clang.
   std::set<std::string> backends_with_solutions;
-  for (const auto& path : solutions)
-    for (const Platform* p : platforms_for(platforms, path.filename().string())) backends_with_solutions.insert(p->backend);
+  for (const auto& solution : solutions)
+    for (const Platform* p : platforms_for(platforms, solution.second.filename().string(), primary))
+      backends_with_solutions.insert(p->backend);
   for (const auto& backend : backends_with_solutions) {
     CAPTURE(backend);
     if (unavailable_backends.count(backend) && backend != "cpu" && backend != "opencl") continue;
     CHECK(linted_by_backend[backend] > 0);
   }
   for (const std::string backend : {"cpu", "cuda", "opencl", "hip"}) MESSAGE(backend << ": " << linted_by_backend[backend]);
+}
+
+}  // namespace
+
+TEST_SUITE("sweep") {
+  TEST_CASE("every bundled solution lints without a rejecting finding on its primary platforms") {
+    lint_sweep(kgb::test::Sweep::Primary);
+  }
+  TEST_CASE("selected solutions lint without a rejecting finding on their other platforms") {
+    lint_sweep(kgb::test::Sweep::Secondary);
+  }
 }

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "kgb/llm/pricing.h"
 #include "kgb/llm/retry.h"
 #include "kgb/llm/secrets.h"
@@ -87,7 +89,8 @@ TEST_CASE("pricing: defaults, prefixes, overrides and cost") {
   CHECK(*table.cost("claude-sonnet-4-5-20250929", anthropic) ==
         doctest::Approx((1000 * 3.0 + 1500 * 3.75 + 500 * 0.3 + 1000 * 15.0) / 1e6));
 
-  const auto file = std::filesystem::temp_directory_path() / "kgb-test-prices.json";
+  // Named after this process: the suite may run twice at once on one machine.
+  const auto file = std::filesystem::temp_directory_path() / ("kgb-test-prices-" + std::to_string(::getpid()) + ".json");
   {
     std::ofstream out(file);
     out << R"({"models": {"gpt-4o": {"input": 1, "output": 2}, "my-local-*": {"input": 0.1, "output": 0.2}}})";

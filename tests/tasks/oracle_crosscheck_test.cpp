@@ -6,6 +6,7 @@
 // routines, the plain baseline written independently of the reference for
 // vLLM ops. No code per task: a task is covered the moment it has a CPU
 // baseline. Known divergences of this libtorch are listed with their reason.
+// A primary sweep: every task, one ctest per source family (oracle.<family>).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "kgb/task.h"
 #include "cpu_device.h"
 #include "kgb_baseline.h"
+#include "sweep_checks.h"
 #ifdef KGB_HAVE_TORCH
 #include "aten_dispatch.h"
 #endif
@@ -81,13 +83,10 @@ kgb_invoke_fn oracle_for(const kgb::Task& entry) {
   return nullptr;
 }
 
-void cross_check_source(const std::string& source) {
-  auto report = kgb::load_all_tasks(kgb::tasks_root());
-  for (const auto& e : report.errors) FAIL_CHECK(e.message);
+void cross_check(const std::vector<kgb::Task>& tasks) {
   kgb::runner::CpuDevice device;
   int compared = 0, excepted = 0;
-  for (const kgb::Task& task : report.tasks) {
-    if (task.source != source) continue;
+  for (const kgb::Task& task : tasks) {
     const kgb::wire::Hello hello = kgb::make_hello(task);
     const auto entries = task.entries();
     for (size_t e = 0; e < entries.size(); ++e) {
@@ -126,7 +125,8 @@ void cross_check_source(const std::string& source) {
       }
     }
   }
-  MESSAGE(source << ": " << compared << " comparisons, " << excepted << " case bindings left to the GPU host (see kExceptions)");
+  MESSAGE(tasks.size() << " task(s): " << compared << " comparisons, " << excepted
+                        << " case bindings left to the GPU host (see kExceptions)");
 }
 
 }  // namespace
@@ -137,6 +137,7 @@ extern "C" kgb_invoke_fn kgb_runner_resolve(const char* key) {
   return b ? b->invoke : nullptr;
 }
 
-TEST_CASE("aten references agree with libtorch") { cross_check_source("aten"); }
-TEST_CASE("blas references agree with CBLAS") { cross_check_source("blas"); }
-TEST_CASE("vllm references agree with the independent plain baselines") { cross_check_source("vllm"); }
+// libtorch for aten, CBLAS for blas, the independent plain baselines for vllm.
+TEST_CASE("every reference agrees with its oracle" * doctest::test_suite("sweep")) {
+  cross_check(kgb::test::checked_sweep_tasks(kgb::test::Sweep::Primary));
+}

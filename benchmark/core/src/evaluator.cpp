@@ -1455,6 +1455,29 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   return finish(v);
 }
 
+namespace {
+
+// Why the platform's baseline runner has no baseline for the task, or
+// nullopt when it has one. Asked with a hello alone (nothing is timed), so a
+// check-only validation finds a missing baseline too.
+std::optional<std::string> missing_baseline(const Task& task, const Platform& platform) {
+  if (platform.baseline_runner.empty()) return "the platform names no baseline runner";
+  const std::filesystem::path exe = build_root() / platform.baseline_runner;
+  if (!std::filesystem::exists(exe)) return "baseline runner not built: " + platform.baseline_runner;
+  TempDir work("kgb-baseline");
+  RunnerSession runner(platform, exe, work.path());
+  auto ready = runner.start(make_hello(task), 30);
+  if (!ready) {
+    runner.kill_now();
+    return "the baseline runner did not start: " + ready.error().message;
+  }
+  runner.finish(5);
+  if (!ready->resolved) return "no baseline implementation for this task";
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<std::string> task_gaps(const Task& task) {
   std::vector<std::string> gaps;
   namespace fs = std::filesystem;
@@ -1539,6 +1562,9 @@ TaskValidation validate_task(const Task& task, const Platform& platform, const E
   } else {
     tv.problems.push_back("no bundled solution " + platform.solution_file);
   }
+  // A platform that times needs something to compare with.
+  if (platform.has("time") && options.baseline)
+    if (auto why = missing_baseline(task, platform)) tv.problems.push_back("no baseline on " + platform.name + ": " + *why);
   // Warnings on a bundled solution are reported but do not fail the task.
   tv.passed = std::none_of(tv.problems.begin(), tv.problems.end(), [](const std::string& p) { return p.rfind("bundled solution warning", 0) != 0; });
   return tv;

@@ -13,7 +13,10 @@ static std::filesystem::path from_env_or(const char* var, const char* fallback) 
 
 std::filesystem::path source_root() { return from_env_or("KGB_ROOT", KGB_SOURCE_DIR); }
 std::filesystem::path build_root() { return from_env_or("KGB_BUILD_ROOT", KGB_BINARY_DIR); }
-std::filesystem::path tasks_root() { return source_root() / "benchmark" / "tasks"; }
+std::filesystem::path tasks_root() {
+  const char* v = std::getenv("KGB_TASKS_ROOT");
+  return (v && *v) ? std::filesystem::path(v) : source_root() / "benchmark" / "tasks";
+}
 std::filesystem::path platforms_root() { return source_root() / "backends" / "platforms"; }
 std::filesystem::path prompts_root() { return source_root() / "prompts"; }
 std::filesystem::path abi_include_dir() { return source_root() / "benchmark" / "abi"; }
