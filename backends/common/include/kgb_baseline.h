@@ -2,8 +2,10 @@
 // same way (they run inside a prebuilt runner, through the uniform call).
 //
 // A baseline is a function with the task entry's own C signature, registered
-// with the entry's generated type (kgb_task_entries.h, made from the specs):
+// with the entry's generated type (kgb_entries/<source>/<name>.h, made from
+// the task's spec; each baseline file includes the header of its own task):
 //
+//   #include "kgb_entries/blas/saxpy.h"
 //   int saxpy_openblas(double alpha, const kgb_tensor* x, kgb_tensor* y, kgb_stream stream);
 //   KGB_BASELINE(blas_saxpy, "openblas", saxpy_openblas);
 //
@@ -16,7 +18,6 @@
 #include <string>
 
 #include "kgb_runner_abi.h"
-#include "kgb_task_entries.h"
 
 namespace kgb {
 

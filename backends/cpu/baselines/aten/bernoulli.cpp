@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kgb_baseline.h"
+#include "kgb_entries/aten/bernoulli.h"
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kgb_baseline.h"
+#include "kgb_entries/aten/mm.h"
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "kgb_baseline.h"
+#include "kgb_entries/aten/softmax.h"
 
 namespace {
 

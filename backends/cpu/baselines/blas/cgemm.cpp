@@ -5,6 +5,7 @@
 
 #include "col_major.h"
 #include "kgb_baseline.h"
+#include "kgb_entries/blas/cgemm.h"
 
 namespace {
 

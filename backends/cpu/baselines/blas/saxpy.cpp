@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kgb_baseline.h"
+#include "kgb_entries/blas/saxpy.h"
 
 namespace {
 

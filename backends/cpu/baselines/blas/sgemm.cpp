@@ -6,6 +6,7 @@
 
 #include "col_major.h"
 #include "kgb_baseline.h"
+#include "kgb_entries/blas/sgemm.h"
 
 namespace {
 

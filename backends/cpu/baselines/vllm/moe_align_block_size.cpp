@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kgb_baseline.h"
+#include "kgb_entries/vllm/moe_align_block_size.h"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kgb_baseline.h"
+#include "kgb_entries/vllm/rms_norm.h"
 
 namespace {
 

@@ -9,6 +9,7 @@
 
 #include "kgb_baseline.h"
 #include "kgb_half.h"
+#include "kgb_entries/vllm/scaled_fp8_quant.h"
 
 namespace {
 

@@ -1,5 +1,6 @@
 // aten/mm on CUDA: cuBLAS, as ATen's CUDA mm does (float accumulation for 16-bit types).
 #include "../cublas_common.h"
+#include "kgb_entries/aten/mm.h"
 
 namespace {
 

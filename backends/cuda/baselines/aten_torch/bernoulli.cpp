@@ -6,6 +6,7 @@
 
 #include "kgb_baseline.h"
 #include "torch_cuda_common.h"
+#include "kgb_entries/aten/bernoulli.h"
 
 namespace {
 

@@ -1,6 +1,7 @@
 // blas/cgemm on CUDA: cublasCgemm, op C as CUBLAS_OP_C (the enum keeps
 // cuBLAS's numbers), alpha and beta as cuComplex in host pointer mode.
 #include "../cublas_common.h"
+#include "kgb_entries/blas/cgemm.h"
 
 namespace {
 

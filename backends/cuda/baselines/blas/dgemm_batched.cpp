@@ -1,6 +1,7 @@
 // blas/dgemm_batched on CUDA: cublasDgemmBatched on the lists' device pointer
 // arrays (device_data), one lda, ldb, ldc per call as cuBLAS takes them.
 #include "../cublas_common.h"
+#include "kgb_entries/blas/dgemm_batched.h"
 
 namespace {
 

@@ -1,5 +1,6 @@
 // blas/saxpy on CUDA: cublasSaxpy.
 #include "../cublas_common.h"
+#include "kgb_entries/blas/saxpy.h"
 
 namespace {
 

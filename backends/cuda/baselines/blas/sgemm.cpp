@@ -1,5 +1,6 @@
 // blas/sgemm on CUDA: cuBLAS (cublasGemmEx, f32 compute, as cublasSgemm).
 #include "../cublas_common.h"
+#include "kgb_entries/blas/sgemm.h"
 
 namespace {
 

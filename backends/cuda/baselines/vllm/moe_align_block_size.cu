@@ -5,6 +5,7 @@
 // block labels; then a grid places every slot with one global atomic on its
 // expert's cursor (vLLM's count_and_sort_expert_tokens_kernel).
 #include "vllm_common.cuh"
+#include "kgb_entries/vllm/moe_align_block_size.h"
 
 namespace {
 

@@ -1,5 +1,6 @@
 // vllm/rms_norm on CUDA: a plain kernel written here in the structure of vLLM's (see vllm_common.cuh).
 #include "vllm_common.cuh"
+#include "kgb_entries/vllm/rms_norm.h"
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <cuda_fp8.h>
 
 #include "vllm_common.cuh"
+#include "kgb_entries/vllm/scaled_fp8_quant.h"
 
 namespace {
 

@@ -1,5 +1,6 @@
 // vllm/silu_and_mul on CUDA: a plain kernel written here in the structure of vLLM's (see vllm_common.cuh).
 #include "vllm_common.cuh"
+#include "kgb_entries/vllm/silu_and_mul.h"
 
 namespace {
 

@@ -1,6 +1,7 @@
 // aten/add, plain OpenCL baseline: one work-item per output element with the
 // broadcast strides of both inputs.
 #include "../plain_common.h"
+#include "kgb_entries/aten/add.h"
 
 namespace kgb::opencl::plain {
 namespace {

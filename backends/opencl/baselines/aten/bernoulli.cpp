@@ -1,6 +1,7 @@
 // aten/bernoulli, plain OpenCL baseline: one work-item per element, a
 // splitmix64 hash of (seed, row-major index) compared with p.
 #include "../plain_common.h"
+#include "kgb_entries/aten/bernoulli.h"
 
 namespace kgb::opencl::plain {
 namespace {

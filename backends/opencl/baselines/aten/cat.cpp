@@ -1,6 +1,7 @@
 // aten/cat, plain OpenCL baseline: one launch per item, one work-item per
 // element of the item, its index decomposed over all dimensions.
 #include "../plain_common.h"
+#include "kgb_entries/aten/cat.h"
 
 namespace kgb::opencl::plain {
 namespace {

@@ -1,5 +1,6 @@
 // aten/cumsum, plain OpenCL baseline: one work-item scans one slice.
 #include "../plain_common.h"
+#include "kgb_entries/aten/cumsum.h"
 
 namespace kgb::opencl::plain {
 namespace {

@@ -2,6 +2,7 @@
 // view: metadata only, nothing enqueued). The task is untimed; the baseline
 // exists so that every platform can run every entry.
 #include "../plain_common.h"
+#include "kgb_entries/aten/expand.h"
 
 namespace kgb::opencl::plain {
 namespace {

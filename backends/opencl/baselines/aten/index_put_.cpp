@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "../plain_common.h"
+#include "kgb_entries/aten/index_put_.h"
 
 namespace kgb::opencl::plain {
 namespace {

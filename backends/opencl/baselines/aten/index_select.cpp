@@ -1,6 +1,7 @@
 // aten/index_select, plain OpenCL baseline: one work-item per output element,
 // the out index decomposed over all dimensions.
 #include "../plain_common.h"
+#include "kgb_entries/aten/index_select.h"
 
 namespace kgb::opencl::plain {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "../plain_common.h"
 #include "kgb_half.h"
+#include "kgb_entries/aten/item.h"
 
 namespace kgb::opencl::plain {
 namespace {

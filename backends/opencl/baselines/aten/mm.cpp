@@ -1,6 +1,7 @@
 // aten/mm, plain OpenCL baseline: one work-item per output element computes
 // its dot product straight from global memory.
 #include "../plain_common.h"
+#include "kgb_entries/aten/mm.h"
 
 namespace kgb::opencl::plain {
 namespace {

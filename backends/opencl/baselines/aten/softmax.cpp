@@ -1,5 +1,6 @@
 // aten/softmax, plain OpenCL baseline: one work-item per slice, three passes.
 #include "../plain_common.h"
+#include "kgb_entries/aten/softmax.h"
 
 namespace kgb::opencl::plain {
 namespace {

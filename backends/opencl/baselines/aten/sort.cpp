@@ -1,6 +1,7 @@
 // aten/sort, plain OpenCL baseline: one work-item sorts one slice with a
 // bottom-up merge sort of (key, index) pairs in a scratch buffer.
 #include "../plain_common.h"
+#include "kgb_entries/aten/sort.h"
 
 namespace kgb::opencl::plain {
 namespace {

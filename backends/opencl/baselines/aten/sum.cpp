@@ -1,5 +1,6 @@
 // aten/sum, plain OpenCL baseline: one work-item sums one slice.
 #include "../plain_common.h"
+#include "kgb_entries/aten/sum.h"
 
 namespace kgb::opencl::plain {
 namespace {

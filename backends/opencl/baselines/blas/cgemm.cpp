@@ -8,6 +8,7 @@
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
+#include "kgb_entries/blas/cgemm.h"
 #endif
 
 namespace kgb::opencl::plain {

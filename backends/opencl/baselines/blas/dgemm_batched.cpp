@@ -10,6 +10,7 @@
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
+#include "kgb_entries/blas/dgemm_batched.h"
 #endif
 
 namespace kgb::opencl::plain {

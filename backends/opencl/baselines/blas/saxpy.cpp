@@ -4,6 +4,7 @@
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
+#include "kgb_entries/blas/saxpy.h"
 #endif
 
 namespace kgb::opencl::plain {

@@ -5,6 +5,7 @@
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
+#include "kgb_entries/blas/sgemm.h"
 #endif
 
 namespace kgb::opencl::plain {

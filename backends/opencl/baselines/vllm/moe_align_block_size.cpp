@@ -4,6 +4,7 @@
 // the group writes the padding and block labels, then places every slot at
 // its expert's next free position (local atomic cursors).
 #include "../plain_common.h"
+#include "kgb_entries/vllm/moe_align_block_size.h"
 
 namespace kgb::opencl::plain {
 namespace {

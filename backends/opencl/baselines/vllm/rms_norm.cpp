@@ -1,5 +1,6 @@
 // vllm/rms_norm, plain OpenCL baseline: one work-item per token.
 #include "../plain_common.h"
+#include "kgb_entries/vllm/rms_norm.h"
 
 namespace kgb::opencl::plain {
 namespace {

@@ -7,6 +7,7 @@
 // divides by 448 in a single work-item, then quantises.
 #include "../plain_common.h"
 #include "kgb_half.h"
+#include "kgb_entries/vllm/scaled_fp8_quant.h"
 
 namespace kgb::opencl::plain {
 namespace {

@@ -1,5 +1,6 @@
 // vllm/silu_and_mul, plain OpenCL baseline: one work-item per output element.
 #include "../plain_common.h"
+#include "kgb_entries/vllm/silu_and_mul.h"
 
 namespace kgb::opencl::plain {
 namespace {
