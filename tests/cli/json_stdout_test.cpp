@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kgb/platform.h"
 #include "kgb/process.h"
 
 using namespace kgb;
@@ -168,3 +169,33 @@ TEST_CASE("--json: portability, calibrate and profile print one document where t
   one_document(calibrate, "calibrate (unknown platform)");
   CHECK(calibrate.status.code != 0);
 }
+
+#if KGB_CLI_HAS_CUDA
+// A host without the platform's device still lints and compiles a candidate
+// (as a compile-only platform does); the verdict says that nothing ran, and
+// a candidate that does not compile still fails.
+TEST_CASE("eval on a CUDA platform without a device compiles and says why it stopped") {
+  auto platform = load_platform("cuda-sm90");
+  REQUIRE(platform.ok());
+  if (check_availability(*platform).available) {
+    MESSAGE("skipped: this host has a usable CUDA device (the eval runs in full)");
+    return;
+  }
+  const std::string dir = temp_dir();
+  const std::string good = std::string(KGB_SOURCE_DIR) + "/benchmark/tasks/aten/add/solutions/cuda.cu";
+  const Ran ok = run_kgb({"eval", "aten/add", "--platform", "cuda-sm90", "--kernel", good, "--json"});
+  const auto j = one_document(ok, "eval of a good CUDA candidate");
+  CHECK(ok.status.code == 0);
+  CHECK(j.value("outcome", "") == "passed");
+  CHECK(j.value("summary", "").rfind("compiled; not run: platform cuda-sm90 is not available here", 0) == 0);
+  CHECK(ok.err.find("compiling only") != std::string::npos);
+
+  const std::string bad = dir + "/broken.cu";
+  std::ofstream(bad) << "#include \"kgb_kernel.h\"\n__global__ void k(float* x) { x[0] = undeclared_name; }\n";
+  const Ran broken = run_kgb({"eval", "aten/add", "--platform", "cuda-sm90", "--kernel", bad, "--json", "--no-lint"});
+  const auto b = one_document(broken, "eval of a CUDA candidate that does not compile");
+  CHECK(broken.status.code != 0);
+  CHECK(b.value("outcome", "") == "compile-error");
+  fs::remove_all(dir);
+}
+#endif
