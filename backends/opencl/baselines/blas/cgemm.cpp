@@ -5,10 +5,10 @@
 #include <complex>
 
 #include "../plain_common.h"
+#include "kgb_entries/blas/cgemm.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
-#include "kgb_entries/blas/cgemm.h"
 #endif
 
 namespace kgb::opencl::plain {

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "../plain_common.h"
+#include "kgb_entries/blas/dgemm_batched.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
-#include "kgb_entries/blas/dgemm_batched.h"
 #endif
 
 namespace kgb::opencl::plain {

@@ -1,10 +1,10 @@
 // blas/saxpy baseline: CLBlast's Axpy where CLBlast is installed, otherwise
 // (or for increments CLBlast rejects) a plain kernel written here.
 #include "../plain_common.h"
+#include "kgb_entries/blas/saxpy.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
-#include "kgb_entries/blas/saxpy.h"
 #endif
 
 namespace kgb::opencl::plain {

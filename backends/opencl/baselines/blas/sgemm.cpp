@@ -2,10 +2,10 @@
 // and the matrices have unit row strides; otherwise a plain kernel written here
 // (one work-item per element of C, dot products from global memory).
 #include "../plain_common.h"
+#include "kgb_entries/blas/sgemm.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
-#include "kgb_entries/blas/sgemm.h"
 #endif
 
 namespace kgb::opencl::plain {
