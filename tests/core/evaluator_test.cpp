@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -176,10 +177,10 @@ TEST_CASE("a memory bomb hits the address-space limit and ends in a verdict") {
   CHECK(v.cases.back().status == "kernel-error");
 }
 
-// The bomb fills the process limit of the unprivileged user every runner runs
-// as (RLIMIT_NPROC counts per user, machine-wide): a runner of any other test
-// started meanwhile cannot create its threads ("libgomp: Thread creation
-// failed"). It runs alone: the "serial" suite.
+// The bomb fills its process limit (RLIMIT_NPROC, counted per uid). Started
+// as root, each candidate has a uid of its own, so other runners keep theirs
+// (next test); not root, every candidate shares this user's limit. It runs
+// alone either way (the "serial" suite): it also saturates the CPUs.
 TEST_CASE("a fork bomb is contained and cleaned up" * doctest::test_suite("serial")) {
   auto o = check_only();
   o.check_timeout_seconds = 2;
@@ -203,6 +204,40 @@ TEST_CASE("a fork bomb is contained and cleaned up" * doctest::test_suite("seria
     if (!ec && exe.find(ours) != std::string::npos) ++survivors;
   }
   CHECK(survivors == 0);
+}
+
+// Concurrent evaluations do not share a process limit: started as root, each
+// candidate runs as a uid of its own, so a candidate that fills its
+// RLIMIT_NPROC with threads leaves a candidate beside it free to start its
+// own (with one shared uid, OpenMP and PoCL runners failed next to such a
+// hog, or next to a fork bomb).
+TEST_CASE("a candidate that fills its thread limit does not take the limit of one running beside it" * doctest::test_suite("serial")) {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: not root, so every candidate runs as this user and shares its process limit");
+    return;
+  }
+  auto o = check_only();
+  o.check_timeout_seconds = 20;
+  o.case_filter = "one";  // one short case: the hog holds its threads for 5 s, then passes
+  const std::string hog_kernel =
+      "#include <pthread.h>\n#include <unistd.h>\nstatic void* hold(void* p) { sleep(6); return p; }\n" +
+      kernel("static int held = 0;\n"
+             "  if (!held) { pthread_t t; while (pthread_create(&t, 0, hold, 0) == 0) ++held; sleep(5); }\n"
+             "  return scale_impl(x, alpha, out);");
+  kgb::Verdict hog;
+  std::thread hogger([&] { hog = kgb::evaluate(scale_task(), cpu(), hog_kernel, o); });
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // its compile, then it fills the limit
+  const std::string threads_kernel =
+      "#include <pthread.h>\nstatic void* idle(void* p) { return p; }\n" +
+      kernel("pthread_t t[64]; int made = 0;\n"
+             "  for (int i = 0; i < 64; ++i) if (pthread_create(&t[i], 0, idle, 0) == 0) ++made;\n"
+             "  for (int i = 0; i < made; ++i) pthread_join(t[i], 0);\n"
+             "  if (made < 64) return 7;\n"
+             "  return scale_impl(x, alpha, out);");
+  auto beside = kgb::evaluate(scale_task(), cpu(), threads_kernel, check_only());
+  hogger.join();
+  INFO("hog: " << explain(hog) << "\nbeside it: " << explain(beside));
+  CHECK(beside.outcome == kgb::Outcome::Passed);
 }
 
 TEST_CASE("a kernel that writes its input is caught") {
@@ -296,7 +331,14 @@ TEST_CASE("the kernel runs without network access and as an unprivileged user wh
                          check_only());
   INFO(explain(v));
   REQUIRE(v.outcome == kgb::Outcome::Passed);
-  if (geteuid() == 0) CHECK(v.child_stderr.find("uid=65534") != std::string::npos);
+  if (geteuid() == 0) {
+    // An unprivileged uid of its own, from the sandbox range (2^30 + [0, 2^20)).
+    const auto at = v.child_stderr.find("uid=");
+    REQUIRE(at != std::string::npos);
+    const long long uid = std::stoll(v.child_stderr.substr(at + 4));
+    CHECK(uid >= (1ll << 30));
+    CHECK(uid < (1ll << 30) + (1ll << 20));
+  }
   // In its own network namespace even loopback is down: connect fails.
   CHECK(v.child_stderr.find("connect=-1") != std::string::npos);
 }

@@ -1,8 +1,10 @@
 #include "kgb/process.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -22,7 +24,25 @@
 namespace kgb {
 namespace {
 
-constexpr uid_t kUnprivilegedId = 65534;  // "nobody" on Debian and Ubuntu
+// Started as root, each isolated child runs as an unprivileged uid of its own,
+// drawn from a range no distribution hands out (above the 16-bit ids, the
+// systemd dynamic users and the usual subordinate-id ranges). RLIMIT_NPROC
+// counts a uid's processes and threads machine-wide: with one shared uid
+// ("nobody"), a fork bomb, or a few concurrent candidates with OpenMP and PoCL
+// thread pools, used up the limit of every other evaluation running beside it
+// (PoCL then starts no device threads and reports no device). Two concurrent
+// children share a uid only by a 1-in-2^20 draw.
+constexpr uid_t kSandboxUidBase = uid_t{1} << 30;
+constexpr uint32_t kSandboxUidCount = uint32_t{1} << 20;
+
+uid_t draw_sandbox_uid() {
+  static std::atomic<uint32_t> counter{0};
+  // A multiplicative hash of (pid, sequence): successive children of one
+  // harness and children of concurrent harnesses land far apart.
+  const uint64_t key = (static_cast<uint64_t>(::getpid()) << 32) | counter.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t mixed = key * 0x9E3779B97F4A7C15ull;
+  return kSandboxUidBase + static_cast<uid_t>((mixed >> 40) % kSandboxUidCount);
+}
 
 void ignore_sigpipe_once() {
   static std::once_flag once;
@@ -59,6 +79,7 @@ struct ChildSetup {
   std::optional<ProcessLimits> limits;
   bool isolate = false;
   bool drop_root = false;
+  uid_t sandbox_uid = 0;  // with drop_root: the child's uid and gid
   bool own_proc = false;  // in new PID + mount namespaces: mount a /proc that matches them
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1, request_fd = -1, response_fd = -1, error_fd = -1, arena_fd = -1;
   // The program opened by the parent: executing through the descriptor works
@@ -131,8 +152,9 @@ int child_main(void* arg) {
     // every thread of the process (__nptl_setxid), and a child made by clone()
     // of a multithreaded parent still believes in the parent's threads and
     // waits for them forever.
-    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0 ||
-        ::syscall(SYS_setresuid, kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0)
+    const uid_t id = s->sandbox_uid;
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, id, id, id) != 0 ||
+        ::syscall(SYS_setresuid, id, id, id) != 0)
       child_fail(s->error_fd, 5);
     // A change of credentials clears the parent-death signal: set it again.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -206,6 +228,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnOptions& op
   setup.drop_root = options.isolate && ::geteuid() == 0;
   int exe_fd = -1;
   if (setup.drop_root) {
+    setup.sandbox_uid = draw_sandbox_uid();
     exe_fd = ::open(setup.argv_storage[0].c_str(), O_PATH | O_CLOEXEC);
     setup.exe_fd = exe_fd;
   }
