@@ -87,7 +87,12 @@ void print_verdict_text(const Verdict& v) {
       std::cout << "  " << t.name << "/" << t.dtype << ": median " << format_us(t.candidate.median_us) << " (IQR "
                 << format_us(t.candidate.iqr_us) << ", n=" << t.candidate.iterations << ", rse " << fixed(100 * t.candidate.rse, 2) << "%)";
       if (t.baseline)
+      {
         std::cout << "; baseline " << t.baseline_kind << " " << format_us(t.baseline->median_us) << "; speedup " << fixed(t.speedup, 2) << "x";
+        if (t.speedup_high > 0)
+          std::cout << " [" << fixed(t.speedup_low, 2) << ", " << fixed(t.speedup_high, 2) << "] over " << t.speedup_pairs << " pairs"
+                    << (t.speedup_unstable ? " (unstable: the interval is wide, the host is noisy)" : "");
+      }
       else if (!t.baseline_kind.empty())
         std::cout << "; baseline " << t.baseline_kind;
       if (t.floor_us > 0) std::cout << "; " << fixed(100 * t.roofline_fraction, 1) << "% of roofline";
@@ -114,6 +119,7 @@ struct EvalArgs {
   bool json = false, no_time = false, no_baseline = false, no_lint = false;
   int64_t seed = -1;
   int seeds = 2;
+  int timing_pairs = EvalOptions{}.timing_pairs;
   double time_budget = 1.0, check_timeout = 20;
 };
 
@@ -128,6 +134,10 @@ void add_eval_options(CLI::App* cmd, EvalArgs& a) {
   cmd->add_option("--cases", a.cases, "only cases whose name matches this glob");
   cmd->add_option("--time-budget", a.time_budget, "seconds of timed iterations per performance case")->capture_default_str();
   cmd->add_option("--check-timeout", a.check_timeout, "seconds allowed per correctness run")->capture_default_str();
+  cmd->add_option("--timing-pairs", a.timing_pairs,
+                  "candidate and baseline are timed in this many interleaved pairs of blocks (1: each once, one after the other)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
 }
 
 EvalOptions options_from(const EvalArgs& a) {
@@ -140,6 +150,7 @@ EvalOptions options_from(const EvalArgs& a) {
   o.case_filter = a.cases;
   o.time_budget_seconds = a.time_budget;
   o.check_timeout_seconds = a.check_timeout;
+  o.timing_pairs = a.timing_pairs;
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include "json_stdout.h"
 #include "job_commands.h"
 #ifdef KGB_HAVE_LINT
+#include "kgb/evaluator.h"
 #include "kgb/lint.h"
 #include "lint_commands.h"
 #endif

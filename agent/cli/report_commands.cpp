@@ -23,6 +23,7 @@ struct ReportArgs {
   std::vector<std::string> runs;
   std::string store = "kgb-runs.db", format = "table", out, reference_platform;
   bool all = false;
+  bool exclude_unstable = false;
 };
 
 int report_command(const ReportArgs& a) {
@@ -59,6 +60,7 @@ int report_command(const ReportArgs& a) {
   }
   report::ReportOptions options;
   options.reference_platform = a.reference_platform;
+  options.exclude_unstable = a.exclude_unstable;
   options.store_file = a.store;
   auto built = report::build_report(std::move(runs.value()), options);
   if (!built) {
@@ -94,6 +96,8 @@ void add_report_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"table", "markdown", "md", "json", "html"}))
       ->capture_default_str();
   cmd->add_option("--out,-o", args->out, "write to this file instead of standard output");
+  cmd->add_flag("--exclude-unstable", args->exclude_unstable,
+                "leave performance cases whose speedup interval the harness flagged as wide out of every speedup figure");
   cmd->add_option("--reference-platform", args->reference_platform,
                   "platform the portability section compares against (default: each configuration's first run's platform)");
   cmd->footer("Metrics:\n" + report::definitions_text(100));

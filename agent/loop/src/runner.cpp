@@ -30,6 +30,7 @@
 #include "kgb/paths.h"
 #include "kgb/process.h"
 #ifdef KGB_LOOP_HAVE_LINT
+#include "kgb/evaluator.h"
 #include "kgb/lint.h"
 #endif
 

@@ -18,9 +18,11 @@ const std::vector<Definition>& metric_definitions() {
        "what iterative-refinement harnesses (the Python KernelGenBench among them) report as pass@k, a different "
        "quantity: the share of attempts whose first correct kernel came within their first K iterations of refinement."},
       {"speedup",
-       "per performance case: baseline median time / candidate median time on the same inputs; per task: the geometric "
-       "mean over its performance cases (fastest solved attempt); per run: the geometric mean over the solved, timed "
-       "tasks, and over the matched subset."},
+       "per performance case: the harness times candidate and baseline in interleaved pairs of short blocks (C B, B C, "
+       "...) on the same inputs and reports the median over pairs of baseline block median / candidate block median, "
+       "with a 95% bootstrap interval; a case whose interval is wider than 10% of its speedup is marked unstable "
+       "(--exclude-unstable leaves it out); per task: the geometric mean over its performance cases (fastest solved "
+       "attempt); per run: the geometric mean over the solved, timed tasks, and over the matched subset."},
       {"matched subset",
        "the tasks solved by every run of the report; its geometric mean compares runs on the same tasks (no "
        "survivorship bias)."},

@@ -119,6 +119,12 @@ Evaluation evaluation_of(const store::EvaluationRecord& e) {
         if (const double b = t["baseline"].value("median_us", 0.0); b > 0) c.baseline_us = b;
       c.baseline_kind = t.value("baseline_kind", "");
       c.roofline_fraction = t.value("roofline_fraction", 0.0);
+      c.speedup = t.value("speedup", 0.0);
+      if (t.contains("speedup_interval") && t["speedup_interval"].is_array() && t["speedup_interval"].size() == 2) {
+        c.speedup_low = t["speedup_interval"][0].get<double>();
+        c.speedup_high = t["speedup_interval"][1].get<double>();
+      }
+      c.unstable = t.value("speedup_unstable", false);
       ev.cases.push_back(std::move(c));
     }
   if (v.contains("findings") && v["findings"].is_array())

@@ -368,11 +368,14 @@ std::string drilldown(const Report& report) {
       if (!t.cases.empty()) {
         TextTable cases;
         cases.caption = "performance cases of the fastest solved attempt";
-        cases.header = {"case", "dtype", "baseline", "baseline median", "candidate median", "speedup"};
-        cases.numeric = {false, false, false, true, true, true};
-        for (const auto& c : t.cases)
+        cases.header = {"case", "dtype", "baseline", "baseline median", "candidate median", "speedup", "95% interval"};
+        cases.numeric = {false, false, false, true, true, true, true};
+        for (const auto& c : t.cases) {
+          std::string interval = c.speedup_high ? "[" + fmt::fixed(*c.speedup_low, 2) + ", " + fmt::fixed(*c.speedup_high, 2) + "]" : "-";
+          if (c.unstable) interval += c.excluded ? " unstable, excluded" : " unstable";
           cases.rows.push_back({c.name, c.dtype, c.baseline_kind, c.baseline_us ? fmt::fixed(*c.baseline_us, 2) + " us" : "-",
-                                fmt::fixed(c.candidate_us, 2) + " us", fmt::speedup(c.speedup)});
+                                fmt::fixed(c.candidate_us, 2) + " us", fmt::speedup(c.speedup), interval});
+        }
         out << table_html(cases, false);
       }
       for (const auto& a : r.run.attempts) {

@@ -39,7 +39,9 @@ json task_json(const TaskResult& t) {
   json cases = json::array();
   for (const auto& c : t.cases)
     cases.push_back({{"name", c.name}, {"dtype", c.dtype}, {"candidate_us", c.candidate_us}, {"baseline_us", opt(c.baseline_us)},
-                     {"baseline", c.baseline_kind}, {"speedup", opt(c.speedup)}});
+                     {"baseline", c.baseline_kind}, {"speedup", opt(c.speedup)},
+                     {"speedup_interval", c.speedup_high ? json::array({*c.speedup_low, *c.speedup_high}) : json(nullptr)},
+                     {"unstable", c.unstable}, {"excluded", c.excluded}});
   return {{"task", t.task},
           {"source", t.source},
           {"solved", t.solved},

@@ -71,7 +71,7 @@ bool independent_iterations(const Attempt& a) {
 
 // The timed performance cases of the attempt's best kernel: the last
 // evaluation with timings of its best iteration.
-std::vector<CaseResult> timed_cases(const Attempt& a) {
+std::vector<CaseResult> timed_cases(const Attempt& a, const ReportOptions& options) {
   std::vector<CaseResult> cases;
   const Iteration* best = find_iteration(a, a.best_iteration);
   if (!best) return cases;
@@ -86,7 +86,17 @@ std::vector<CaseResult> timed_cases(const Attempt& a) {
     r.baseline_kind = c.baseline_kind;
     r.candidate_us = c.candidate_us;
     r.baseline_us = c.baseline_us;
-    if (c.baseline_us) r.speedup = case_speedup(*c.baseline_us, c.candidate_us);
+    if (c.speedup > 0) {
+      r.speedup = c.speedup;
+      if (c.speedup_high > 0) {
+        r.speedup_low = c.speedup_low;
+        r.speedup_high = c.speedup_high;
+      }
+    } else if (c.baseline_us) {
+      r.speedup = case_speedup(*c.baseline_us, c.candidate_us);
+    }
+    r.unstable = c.unstable;
+    r.excluded = c.unstable && options.exclude_unstable;
     cases.push_back(std::move(r));
   }
   return cases;
@@ -95,7 +105,7 @@ std::vector<CaseResult> timed_cases(const Attempt& a) {
 std::optional<double> cases_geomean(const std::vector<CaseResult>& cases) {
   std::vector<double> s;
   for (const auto& c : cases)
-    if (c.speedup) s.push_back(*c.speedup);
+    if (c.speedup && !c.excluded) s.push_back(*c.speedup);
   return geometric_mean(s);
 }
 
@@ -134,7 +144,7 @@ RunReport run_report(Run run, const ReportOptions& options) {
       if (solved) {
         ++t.solved_attempts;
         // The attempt shown for the task: the fastest solved one.
-        const double speed = cases_geomean(timed_cases(a)).value_or(0);
+        const double speed = cases_geomean(timed_cases(a, options)).value_or(0);
         if (best_solved < 0 || speed > best_speed) {
           best_solved = static_cast<int>(i);
           best_speed = speed;
@@ -163,7 +173,7 @@ RunReport run_report(Run run, const ReportOptions& options) {
     t.solved = t.solved_attempts > 0;
     t.shown_attempt = best_solved >= 0 ? best_solved : static_cast<int>(indexes.back());
     if (best_solved >= 0) {
-      t.cases = timed_cases(run.attempts[static_cast<size_t>(best_solved)]);
+      t.cases = timed_cases(run.attempts[static_cast<size_t>(best_solved)], options);
       t.speedup = cases_geomean(t.cases);
     }
     trajectories.push_back(std::move(tt));

@@ -112,6 +112,9 @@ void to_json(json& j, const CaseTiming& t) {
   j["compute_fraction"] = t.compute_fraction;
   j["bandwidth_fraction"] = t.bandwidth_fraction;
   j["bound"] = t.bound;
+  j["speedup_interval"] = t.speedup_high > 0 ? json::array({t.speedup_low, t.speedup_high}) : json(nullptr);
+  j["speedup_pairs"] = t.speedup_pairs;
+  j["speedup_unstable"] = t.speedup_unstable;
 }
 
 void from_json(const json& j, CaseTiming& t) {
@@ -130,6 +133,12 @@ void from_json(const json& j, CaseTiming& t) {
   t.compute_fraction = j.value("compute_fraction", 0.0);
   t.bandwidth_fraction = j.value("bandwidth_fraction", 0.0);
   t.bound = j.value("bound", "");
+  if (j.contains("speedup_interval") && j["speedup_interval"].is_array() && j["speedup_interval"].size() == 2) {
+    t.speedup_low = j["speedup_interval"][0].get<double>();
+    t.speedup_high = j["speedup_interval"][1].get<double>();
+  }
+  t.speedup_pairs = j.value("speedup_pairs", 0);
+  t.speedup_unstable = j.value("speedup_unstable", false);
 }
 
 void to_json(json& j, const Verdict& v) {

@@ -1,5 +1,7 @@
 #include "kgb/lint.h"
 
+#include "kgb/evaluator.h"
+
 namespace kgb::lint {
 
 EvalHooks eval_hooks() {

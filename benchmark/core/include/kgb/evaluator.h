@@ -71,6 +71,13 @@ struct EvalOptions {
   double time_budget_seconds = 1.0;    // timed loop cap per performance case
   double target_rse = 0.01;
   int rotating_sets = 2;            // input sets cycled through while timing
+  // Candidate and baseline are timed in this many interleaved pairs of blocks
+  // (each block a 1/timing_pairs share of time_budget_seconds); 1 times each
+  // runner once, one after the other.
+  int timing_pairs = 6;
+  // A case whose speedup interval is wider than this share of the speedup is
+  // flagged unstable (CaseTiming::speedup_unstable).
+  double unstable_interval = 0.10;
   std::string case_filter;          // glob on case names; empty = all
   std::filesystem::path keep_dir;   // copy the work folder here when set (debugging)
   // References of performance cases shared by the evaluations of one run

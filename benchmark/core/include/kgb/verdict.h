@@ -9,6 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kgb/diagnostic.h"
+
 namespace kgb {
 
 enum class Stage { Lint, Compile, Check, Time, Done };
@@ -27,24 +29,6 @@ std::string_view stage_name(Stage s);
 std::string_view outcome_name(Outcome o);
 
 // A compiler, linker, build-log or lint diagnostic, parsed.
-struct Diagnostic {
-  std::string file;
-  int line = 0;
-  int column = 0;
-  std::string severity;  // error | warning | note | fatal
-  std::string message;
-  std::string excerpt;   // the source line, when known
-};
-
-// An anti-cheating or lint finding. Every finding names its rule.
-struct Finding {
-  std::string rule;      // e.g. "input-mutated", "output-untouched", "below-roofline"
-  std::string layer;     // "L1", "L2", "L3"
-  std::string severity;  // reject | warn
-  std::string message;
-  std::string location;  // "file:line:col" or a case name
-};
-
 struct CaseCheck {
   std::string name;
   std::string dtype;
@@ -76,7 +60,14 @@ struct CaseTiming {
   Timing candidate_host;      // host wall clock to a device-wide synchronise
   std::optional<Timing> baseline;
   std::string baseline_kind;  // "aten", "openblas", "plain (written here)", ...
-  double speedup = 0;         // baseline median / candidate median
+  // Candidate and baseline are timed in interleaved, paired blocks
+  // (kgb/paired_speedup.h): the speedup is the median over pairs of baseline
+  // block median / candidate block median, with a 95% bootstrap interval.
+  // The absolute medians above pool every block of each runner.
+  double speedup = 0;
+  double speedup_low = 0, speedup_high = 0;  // 0: no interval (fewer than 2 pairs)
+  int speedup_pairs = 0;
+  bool speedup_unstable = false;  // the interval is wider than EvalOptions::unstable_interval
   double floor_us = 0;        // roofline floor
   double roofline_fraction = 0;  // floor / candidate median
   // Roofline placement (kgb/roofline.h): achieved rates at the candidate's
@@ -106,14 +97,10 @@ struct Verdict {
   bool passed() const { return outcome == Outcome::Passed; }
 };
 
-void to_json(nlohmann::json& j, const Diagnostic& d);
-void to_json(nlohmann::json& j, const Finding& f);
 void to_json(nlohmann::json& j, const CaseCheck& c);
 void to_json(nlohmann::json& j, const Timing& t);
 void to_json(nlohmann::json& j, const CaseTiming& t);
 void to_json(nlohmann::json& j, const Verdict& v);
-void from_json(const nlohmann::json& j, Diagnostic& d);
-void from_json(const nlohmann::json& j, Finding& f);
 void from_json(const nlohmann::json& j, Verdict& v);
 
 // Parses gcc/clang/nvcc style diagnostics ("file:line:col: error: msg",

@@ -23,10 +23,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kgb/evaluator.h"
+#include "kgb/diagnostic.h"
 #include "kgb/platform.h"
 #include "kgb/task.h"
-#include "kgb/verdict.h"
+
+namespace kgb {
+struct EvalHooks;  // kgb/evaluator.h
+}  // namespace kgb
 
 namespace kgb::lint {
 
@@ -255,6 +258,8 @@ std::vector<Finding> check_object_symbols(const std::filesystem::path& object, c
 // compile. Install with kgb::set_default_eval_hooks(kgb::lint::eval_hooks()).
 // When lint cannot run on this machine (e.g. no CUDA headers) the hook records
 // a `lint-unavailable` warning and lets the compile decide.
+// (Declared against kgb::EvalHooks alone: lint.h stays free of evaluator.h
+// and verdict.h, which change far more often than lint does.)
 // ---------------------------------------------------------------------------
 EvalHooks eval_hooks();
 

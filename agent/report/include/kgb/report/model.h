@@ -40,6 +40,10 @@ struct CaseTime {
   std::optional<double> baseline_us;
   std::string baseline_kind;
   double roofline_fraction = 0;
+  // The harness's paired speedup and its 95% interval (0: not recorded, as
+  // in records from before paired timing), and whether it flagged the case.
+  double speedup = 0, speedup_low = 0, speedup_high = 0;
+  bool unstable = false;
 };
 
 struct Evaluation {

@@ -21,13 +21,19 @@ struct ReportOptions {
   std::vector<int> pass_k = {1, 5, 10};
   std::vector<int> rounds_k = {1, 3, 5};
   std::string store_file;  // shown in the report
+  // Leave cases whose speedup interval the harness flagged as too wide out of
+  // every speedup figure (they are still listed, marked).
+  bool exclude_unstable = false;
 };
 
 struct CaseResult {
   std::string name, dtype, baseline_kind;
   double candidate_us = 0;
   std::optional<double> baseline_us;
-  std::optional<double> speedup;  // baseline / candidate
+  std::optional<double> speedup;  // the harness's paired speedup (older records: baseline / candidate median)
+  std::optional<double> speedup_low, speedup_high;  // its 95% interval, when recorded
+  bool unstable = false;          // flagged by the harness: the interval is wide
+  bool excluded = false;          // left out of the speedup figures (ReportOptions::exclude_unstable)
 };
 
 // One task of one run.
