@@ -1,10 +1,12 @@
-// blas/saxpy baseline: CLBlast's Axpy where CLBlast is installed, otherwise
-// (or for increments CLBlast rejects) a plain kernel written here.
+// blas/saxpy baseline: CLBlast's Axpy where CLBlast is installed and the
+// increments are both positive or both negative; otherwise (incx == 0, mixed
+// signs, no CLBlast) a plain kernel written here.
 #include "../plain_common.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
 #include "kgb_entries/blas/saxpy.h"
+#include "level1.h"
 #endif
 
 namespace kgb::opencl::plain {
@@ -34,15 +36,11 @@ int saxpy_clblast(double alpha_d, const kgb_tensor* x, kgb_tensor* y, kgb_stream
   const cl_long n = x->sizes[0];
   const float alpha = static_cast<float>(alpha_d);
   if (n == 0 || alpha == 0.0f) return KGB_OK;
-  if (x->strides[0] < 1 || y->strides[0] < 1) return saxpy_plain(alpha_d, x, y, stream);
-  cl_mem xb = nullptr, yb = nullptr;
-  cl_long xo = 0, yo = 0;
-  if (kgb_cl_tensor_buffer(stream, x, &xb, &xo) != CL_SUCCESS || kgb_cl_tensor_buffer(stream, y, &yb, &yo) != CL_SUCCESS)
-    return KGB_ERR_INVALID;
+  level1::ClVector cx, cy;
+  if (!level1::clblast_vectors(stream, x, y, &cx, &cy)) return saxpy_plain(alpha_d, x, y, stream);
   cl_command_queue queue = kgb_cl_get_queue(stream);
-  auto status = clblast::Axpy<float>(static_cast<size_t>(n), alpha, xb, static_cast<size_t>(xo),
-                                     static_cast<size_t>(x->strides[0]), yb, static_cast<size_t>(yo),
-                                     static_cast<size_t>(y->strides[0]), &queue, nullptr);
+  auto status = clblast::Axpy<float>(static_cast<size_t>(n), alpha, cx.buffer, cx.offset, cx.inc, cy.buffer, cy.offset, cy.inc,
+                                     &queue, nullptr);
   return status == clblast::StatusCode::kSuccess ? KGB_OK : KGB_ERR_INVALID;
 }
 KGB_BASELINE(blas_saxpy, "clblast", saxpy_clblast);
