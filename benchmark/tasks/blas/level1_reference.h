@@ -42,4 +42,14 @@ inline void axpy(RefArgs& args, const std::string& task) {
   from_doubles(y, yv);
 }
 
+// sum over i of op(x[i]) * y[i] in double or complex<double>, op = conj when
+// `conjugate_x` (dotc); the textbook complex product, as BLAS kernels compute.
+template <class V>
+V dot(const HostTensor& x, const HostTensor& y, bool conjugate_x) {
+  const std::vector<V> xv = blas_reference::logical_values<V>(x), yv = blas_reference::logical_values<V>(y);
+  V sum(0);
+  for (size_t i = 0; i < xv.size(); ++i) sum += blas_reference::mul(blas_reference::conj_if(xv[i], conjugate_x), yv[i]);
+  return sum;
+}
+
 }  // namespace kgb::level1_reference
