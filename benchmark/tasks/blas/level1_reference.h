@@ -42,6 +42,15 @@ inline void axpy(RefArgs& args, const std::string& task) {
   from_doubles(y, yv);
 }
 
+// y := x element by element (copy), or x <-> y (swap), on logical values:
+// exact for every real and complex dtype.
+inline void copy_values(const HostTensor& from, HostTensor& to) {
+  if (is_complex(from.dtype()))
+    from_complex(to, to_complex(from));
+  else
+    from_doubles(to, to_doubles(from));
+}
+
 // sum over i of op(x[i]) * y[i] in double or complex<double>, op = conj when
 // `conjugate_x` (dotc); the textbook complex product, as BLAS kernels compute.
 template <class V>

@@ -3,10 +3,10 @@
 // CLBlast) a plain kernel written here: one work-group of 256 work-items, each
 // summing a strided slice, reduced in local memory.
 #include "../plain_common.h"
+#include "kgb_entries/blas/dasum.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
-#include "kgb_entries/blas/dasum.h"
 #include "level1.h"
 #endif
 

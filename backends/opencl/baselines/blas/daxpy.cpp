@@ -2,10 +2,10 @@
 // the increments are both positive or both negative; otherwise (incx == 0,
 // mixed signs, no CLBlast) a plain kernel written here.
 #include "../plain_common.h"
+#include "kgb_entries/blas/daxpy.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
-#include "kgb_entries/blas/daxpy.h"
 #include "level1.h"
 #endif
 

@@ -1,10 +1,10 @@
 // blas/sscal baseline: CLBlast's Scal<float> where CLBlast is installed;
 // otherwise a plain kernel written here. incx <= 0 does nothing (BLAS).
 #include "../plain_common.h"
+#include "kgb_entries/blas/sscal.h"
 
 #ifdef KGB_HAVE_CLBLAST
 #include <clblast.h>
-#include "kgb_entries/blas/sscal.h"
 #include "level1.h"
 #endif
 
