@@ -43,7 +43,7 @@ inline void axpy(RefArgs& args, const std::string& task) {
 }
 
 // y := x element by element (copy), or x <-> y (swap), on logical values:
-// exact for every real and complex dtype.
+// exact for the floating-point and complex dtypes (f32, f64, c64, c128).
 inline void copy_values(const HostTensor& from, HostTensor& to) {
   if (is_complex(from.dtype()))
     from_complex(to, to_complex(from));
