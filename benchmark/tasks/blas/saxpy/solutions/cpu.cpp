@@ -3,7 +3,8 @@
 // A streaming kernel bound by memory bandwidth: the index range is split
 // statically over OpenMP threads (each thread streams one contiguous block of
 // both vectors), unit increments take a fused multiply-add loop the compiler
-// vectorises, other increments a strided loop. Small vectors stay on one
+// vectorises (also a reversed x, incx == -1), other increments a strided loop
+// (data[i * inc] is element i for either sign of inc). Small vectors stay on one
 // thread, where starting a parallel region would cost more than the work.
 #include <math.h>
 #include <stdint.h>
@@ -19,6 +20,9 @@ inline void axpy_range(int64_t begin, int64_t end, float alpha, const float* x, 
   if (incx == 1 && incy == 1) {
 #pragma omp simd
     for (int64_t i = begin; i < end; ++i) y[i] = fmaf(alpha, x[i], y[i]);
+  } else if (incx == -1 && incy == 1) {  // reversed x: still one vectorisable stream each
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) y[i] = fmaf(alpha, x[-i], y[i]);
   } else if (incx == 0) {
     const float x0 = x[0];  // every element reads x[0]
     for (int64_t i = begin; i < end; ++i) y[i * incy] = fmaf(alpha, x0, y[i * incy]);

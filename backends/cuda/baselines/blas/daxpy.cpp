@@ -1,0 +1,20 @@
+// blas/daxpy on CUDA: cublasDaxpy, host pointer mode, signed increments.
+#include "../cublas_common.h"
+#include "kgb_entries/blas/daxpy.h"
+#include "vector.h"
+
+namespace {
+
+using namespace kgb::cuda_blas;
+
+int daxpy_cublas(double alpha, const kgb_tensor* x, kgb_tensor* y, kgb_stream stream) {
+  cublasHandle_t h = handle_on(stream);
+  if (!h) return KGB_ERR_INVALID;
+  if (x->dtype != KGB_F64 || y->dtype != KGB_F64) return KGB_ERR_UNSUPPORTED;
+  if (x->sizes[0] == 0) return KGB_OK;
+  return status(cublasDaxpy(h, blas_n(x), &alpha, blas_pointer<const double>(x), blas_inc(x), blas_pointer<double>(y), blas_inc(y)));
+}
+
+}  // namespace
+
+KGB_BASELINE(blas_daxpy, "cublas", daxpy_cublas);
