@@ -79,6 +79,14 @@ inline kgb_scalar int_value(int64_t i) {
   return s;
 }
 
+// The dtype an enum argument names (the creation tasks' `dtype` enums use
+// the dtype names).
+inline DType dtype_named(const std::string& name) {
+  const auto t = parse_dtype(name);
+  if (!t) throw std::runtime_error("fill reference: unknown dtype name '" + name + "'");
+  return *t;
+}
+
 // A case whose out dtype differs from the one ATen would choose is a task bug.
 inline void expect_dtype(const HostTensor& out, DType expected, const std::string& task) {
   if (out.dtype() != expected)
