@@ -1,7 +1,7 @@
 // The generic ATen baseline (aten_dispatch.cpp) on factory functions: their
 // out= variants drop the TensorOptions keywords (dtype, layout, device,
 // pin_memory), so the dispatcher must pick zeros.out / full.out /
-// arange.start_out and fill the harness's tensor in place instead of
+// arange.start_out (step=1 by default) and fill the harness's tensor in place instead of
 // allocating a default-dtype tensor on the default device (the CPU, even for a
 // CUDA task) and copying it over. An entry's own `dtype` enum is then carried
 // by out. Operators whose out= variant keeps `dtype` (sum) keep taking it.
@@ -122,6 +122,27 @@ TEST_CASE("factory functions run as their out= variant, writing the harness tens
     REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
     CHECK(r.message == "aten::arange.start_out");
     CHECK(t.equal(at::arange(2, 14, 3, at::kLong)));
+  }
+
+  SUBCASE("arange.start runs as arange.start_out, step taking its default") {
+    at::Tensor t = at::empty({5}, at::kFloat);
+    kgb_tensor out = describe(t, KGB_F32);
+    kgb::wire::EntrySignature entry{"aten/arange.start", "aten::arange", "start",
+                                    {scalar_param("start", ArgKind::Scalar, kAtenScalar),
+                                     scalar_param("end", ArgKind::Scalar, kAtenScalar), dtype_param(),
+                                     tensor_param("out", Role::Output)}};
+    kgb_arg args[4];
+    args[0].s = kgb_scalar{};
+    args[1].s = kgb_scalar{};
+    args[0].s.dtype = args[1].s.dtype = KGB_F64;
+    args[0].s.v.f = -1.5;
+    args[1].s.v.f = 3.5;
+    args[2].opt = nullptr;
+    args[3].t = &out;
+    const auto r = kgb::aten_dispatch::call_operator(entry, args, 4, cpu);
+    REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+    CHECK(r.message == "aten::arange.start_out");
+    CHECK(t.equal(at::arange(-1.5, 3.5, 1.0, at::kFloat)));
   }
 
   SUBCASE("sum keeps its dtype argument: its out= variant has one") {

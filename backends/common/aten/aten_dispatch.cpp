@@ -197,7 +197,8 @@ bool is_tensor_option(const c10::Argument& a) {
 
 // The out= variant of a functional schema: the same arguments by name, plus
 // keyword-only written tensors; a factory's TensorOptions keywords may be
-// missing from it (zeros.out, full.out, arange.start_out, ones_like.out).
+// missing from it (zeros.out, full.out, arange.start_out, ones_like.out), and
+// it may end in extra arguments that have defaults.
 std::optional<c10::OperatorHandle> out_variant(const c10::FunctionSchema& functional) {
   for (const auto& h : overloads_of(functional.name())) {
     const auto& s = h.schema();
@@ -213,11 +214,14 @@ std::optional<c10::OperatorHandle> out_variant(const c10::FunctionSchema& functi
     std::vector<const c10::Argument*> wanted;
     for (const auto& a : functional.arguments())
       if (keeps_options || !is_tensor_option(a)) wanted.push_back(&a);
-    if (inputs.size() != wanted.size()) continue;
+    // The out variant may add trailing arguments with defaults (arange.start
+    // runs as arange.start_out with step=1).
+    if (inputs.size() < wanted.size()) continue;
     // Same names and types: add.Scalar_out and the Dimname overloads share names with others.
     bool same = true;
     for (size_t k = 0; k < inputs.size() && same; ++k)
-      same = inputs[k]->name() == wanted[k]->name() && inputs[k]->type()->str() == wanted[k]->type()->str();
+      same = k < wanted.size() ? inputs[k]->name() == wanted[k]->name() && inputs[k]->type()->str() == wanted[k]->type()->str()
+                               : inputs[k]->default_value().has_value();
     if (same) return h;
   }
   return std::nullopt;
