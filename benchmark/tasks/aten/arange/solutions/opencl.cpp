@@ -1,10 +1,11 @@
 // aten/arange in OpenCL: out[i] = start + step * (acc)i with acc = float for
 // f16/bf16/f32, double for f64 and long for the integer dtypes (ATen's CUDA
 // rule), rounded into the element type; the program is built once per dtype
-// (-DKGB_DT=<kgb_dtype>). Nothing is read: on a unit-stride out each
-// work-item computes four consecutive values and writes them with one
-// vstore4, the last one the ragged end; a strided out gets one element per
-// work-item.
+// (-DKGB_DT=<kgb_dtype>). Nothing is read: one work-item per element, in
+// work-groups of 256 (CPU devices such as PoCL run a work-group per thread
+// and vectorise across its items, so large groups cut the scheduling; GPUs
+// coalesce the consecutive stores), with a unit-stride kernel that needs no
+// stride multiply.
 #include <stdint.h>
 
 #include "kgb_half.h"
@@ -45,13 +46,8 @@ typedef uchar S; typedef uchar4 S4; typedef long ACC;
 #define VALUE(i) STORE(start + step * (ACC)(i))
 
 __kernel void arange_contiguous(__global S* p, long p_off, long n, ACC start, ACC step) {
-  const long i0 = get_global_id(0) * 4;
-  __global S* o = p + p_off;
-  if (i0 + 4 <= n) {
-    vstore4((S4)(VALUE(i0), VALUE(i0 + 1), VALUE(i0 + 2), VALUE(i0 + 3)), 0, o + i0);
-    return;
-  }
-  for (long i = i0; i < n; ++i) o[i] = VALUE(i);
+  const long i = get_global_id(0);
+  if (i < n) p[p_off + i] = VALUE(i);
 }
 
 __kernel void arange_strided(__global S* p, long p_off, long n, long stride, ACC start, ACC step) {
@@ -113,9 +109,11 @@ int arange(const kgb_scalar& start, const kgb_scalar& step, const int* dtype, kg
     }
   }
   if (err != CL_SUCCESS) return KGB_ERR_INVALID;
-  const cl_long items = contiguous ? (n + 3) / 4 : n;
-  const size_t local = 64;
-  const size_t global = (static_cast<size_t>(items) + local - 1) / local * local;
+  // Groups of up to 256 items: fewer work-groups to schedule.
+  size_t local = kgb_cl_max_work_group_size(stream, k);
+  if (local > 256) local = 256;
+  if (local == 0) local = 64;
+  const size_t global = (static_cast<size_t>(n) + local - 1) / local * local;
   return kgb_cl_enqueue(stream, k, 1, &global, &local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
 }
 
