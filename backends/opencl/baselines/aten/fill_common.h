@@ -70,6 +70,14 @@ typedef ulong W;
 #else
 typedef ulong2 W;
 #endif
+__kernel void fill_dense(__global W* o, long oo, long n, W v) {
+  long i = get_global_id(0);
+  if (i < n) o[oo + i] = v;
+}
+__kernel void fill_dense_from(__global W* o, long oo, long n, __global const W* src, long so) {
+  long i = get_global_id(0);
+  if (i < n) o[oo + i] = src[so];
+}
 __kernel void fill(__global W* o, long oo, Dims g, int rank, long n, W v) {
   long i = get_global_id(0);
   if (i >= n) return;
@@ -89,7 +97,8 @@ __kernel void fill_from(__global W* o, long oo, Dims g, int rank, long n, __glob
 }
 
 // Every element of `out` set to `bytes` (or to the element of `src`, a
-// one-element tensor of out's dtype).
+// one-element tensor of out's dtype). A row-major contiguous out is indexed
+// directly; any other view through its strides.
 inline int fill_view(kgb_tensor* out, const unsigned char bytes[16], const kgb_tensor* src, kgb_stream stream) {
   const int32_t elem = kgb_dtype_size(out->dtype);
   const char* options = elem == 1 ? "-cl-std=CL1.2 -DKGB_W=1"
@@ -99,12 +108,21 @@ inline int fill_view(kgb_tensor* out, const unsigned char bytes[16], const kgb_t
                         : elem == 16 ? "-cl-std=CL1.2 -DKGB_W=16"
                                      : nullptr;
   Dims g;
+  bool dense = true;
+  cl_long expected_stride = 1;
+  for (int d = out->rank - 1; d >= 0; --d) {
+    dense = dense && (out->sizes[d] == 1 || out->strides[d] == expected_stride);
+    expected_stride *= out->sizes[d];
+  }
   for (int d = 0; d < out->rank; ++d) g.add(out->sizes[d], out->strides[d]);
   if (g.count == 0) return KGB_OK;
-  cl_kernel k = kernel(stream, fill_source(), options, src ? "fill_from" : "fill");
+  const char* name = dense ? (src ? "fill_dense_from" : "fill_dense") : (src ? "fill_from" : "fill");
+  cl_kernel k = kernel(stream, fill_source(), options, name);
   if (!k) return KGB_ERR_UNSUPPORTED;
   Args args{stream, k};
-  args.tensor(out).dims(g).value(g.count);
+  args.tensor(out);
+  if (!dense) args.dims(g);
+  args.value(g.count);
   if (src) {
     args.tensor(src);
   } else if (args.error == CL_SUCCESS) {

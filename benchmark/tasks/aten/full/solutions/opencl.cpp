@@ -175,7 +175,10 @@ int fill(kgb_tensor* out, const unsigned char bytes[16], kgb_stream stream) {
   if (err != CL_SUCCESS) return KGB_ERR_INVALID;
   const cl_long per = 16 / elem;
   const cl_long items = contiguous ? (n + per - 1) / per : n;
-  const size_t local = 64;
+  // Groups of up to 256 items: fewer work-groups to schedule.
+  size_t local = kgb_cl_max_work_group_size(stream, k);
+  if (local > 256) local = 256;
+  if (local == 0) local = 64;
   const size_t global = (static_cast<size_t>(items) + local - 1) / local * local;
   return kgb_cl_enqueue(stream, k, 1, &global, &local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
 }

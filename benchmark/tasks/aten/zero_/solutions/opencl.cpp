@@ -1,11 +1,13 @@
 // aten/zero_ in OpenCL. Zero is all-zero bytes in every dtype. The view is
 // folded on the host into the fewest dims (size-1 dims dropped, dims by
 // falling stride, adjacent dims fused when they tile):
-//  - contiguous: one clEnqueueFillBuffer over the view's bytes (the pattern
-//    is one zero element, so offset and size are multiples of it);
-//  - anything else: one work-item per element storing a zero of the
-//    element's width (program built per width, -DKGB_W=1|2|4|8|16),
-//    offsets from the linear index.
+//  - one contiguous run: each work-item writes 16 zero bytes with one vstoreN
+//    (uchar16, ushort8, uint4, ulong2), the last one the ragged end (a
+//    kernel, not clEnqueueFillBuffer: CPU runtimes such as PoCL fill buffers
+//    on one thread, several times slower);
+//  - anything else: one work-item per element, offsets from the linear index.
+// The program is built per element width (-DKGB_W=1|2|4|8|16), groups of up
+// to 256 items.
 #include <stdint.h>
 
 #include "kgb_opencl.h"
@@ -14,29 +16,54 @@ namespace {
 
 const char kSource[] = R"CLC(
 #if KGB_W == 1
-typedef uchar W;
+typedef uchar W; typedef uchar16 V;
+#define PER 16
+#define VSTORE vstore16
 #elif KGB_W == 2
-typedef ushort W;
+typedef ushort W; typedef ushort8 V;
+#define PER 8
+#define VSTORE vstore8
 #elif KGB_W == 4
-typedef uint W;
+typedef uint W; typedef uint4 V;
+#define PER 4
+#define VSTORE vstore4
 #elif KGB_W == 8
-typedef ulong W;
+typedef ulong W; typedef ulong2 V;
+#define PER 2
+#define VSTORE vstore2
 #else
 typedef ulong2 W;
+#define PER 1
 #endif
 typedef struct { long size[8]; long stride[8]; } Geometry;
 
-__kernel void zero_strided(__global W* p, long p_off, Geometry g, int rank, long n) {
+void contiguous(__global W* p, long n) {
+  const W v = (W)(0);
+  const long first = get_global_id(0) * PER;
+#if PER > 1
+  if (first + PER <= n) {
+    VSTORE((V)(v), 0, p + first);
+    return;
+  }
+#endif
+  for (long i = first; i < n; ++i) p[i] = v;
+}
+
+void strided(__global W* p, const Geometry* g, int rank, long n) {
+  const W v = (W)(0);
   const long i = get_global_id(0);
   if (i >= n) return;
   long offset = 0, rest = i;
   for (int d = rank - 1; d > 0; --d) {
-    const long q = rest / g.size[d];
-    offset += (rest - q * g.size[d]) * g.stride[d];
+    const long q = rest / g->size[d];
+    offset += (rest - q * g->size[d]) * g->stride[d];
     rest = q;
   }
-  p[p_off + offset + rest * g.stride[0]] = (W)(0);
+  p[offset + rest * g->stride[0]] = v;
 }
+
+__kernel void zero_contiguous(__global W* p, long p_off, long n) { contiguous(p + p_off, n); }
+__kernel void zero_strided(__global W* p, long p_off, Geometry g, int rank, long n) { strided(p + p_off, &g, rank, n); }
 )CLC";
 
 struct Geometry {
@@ -99,25 +126,24 @@ extern "C" int kgb_aten_zero_(kgb_tensor* self, kgb_stream stream) {
   if (n == 0) return KGB_OK;
   Geometry g;
   const cl_int rank = fold(self, g);
-  if (rank == 1 && g.stride[0] == 1) {
-    cl_mem buffer = nullptr;
-    cl_long offset = 0;
-    if (kgb_cl_tensor_buffer(stream, self, &buffer, &offset) != CL_SUCCESS) return KGB_ERR_INVALID;
-    const unsigned char zero[16] = {0};
-    return clEnqueueFillBuffer(kgb_cl_get_queue(stream), buffer, zero, static_cast<size_t>(elem),
-                               static_cast<size_t>(offset * elem), static_cast<size_t>(n * elem), 0, nullptr,
-                               nullptr) == CL_SUCCESS
-               ? KGB_OK
-               : KGB_ERR_INVALID;
-  }
+  const bool contiguous = rank == 1 && g.stride[0] == 1;
   cl_kernel k = nullptr;
-  if (kgb_cl_get_kernel(stream, kSource, options, "zero_strided", &k) != CL_SUCCESS) return KGB_ERR_INVALID;
+  if (kgb_cl_get_kernel(stream, kSource, options, contiguous ? "zero_contiguous" : "zero_strided", &k) != CL_SUCCESS)
+    return KGB_ERR_INVALID;
   cl_int err = kgb_cl_set_tensor_arg(stream, k, 0, self);
-  err |= clSetKernelArg(k, 2, sizeof g, &g);
-  err |= clSetKernelArg(k, 3, sizeof rank, &rank);
-  err |= clSetKernelArg(k, 4, sizeof n, &n);
+  cl_uint next = 2;
+  if (!contiguous) {
+    err |= clSetKernelArg(k, next++, sizeof g, &g);
+    err |= clSetKernelArg(k, next++, sizeof rank, &rank);
+  }
+  err |= clSetKernelArg(k, next, sizeof n, &n);
   if (err != CL_SUCCESS) return KGB_ERR_INVALID;
-  const size_t local = 64;
-  const size_t global = (static_cast<size_t>(n) + local - 1) / local * local;
+  const cl_long per = 16 / elem;
+  const cl_long items = contiguous ? (n + per - 1) / per : n;
+  // Groups of up to 256 items: fewer work-groups to schedule.
+  size_t local = kgb_cl_max_work_group_size(stream, k);
+  if (local > 256) local = 256;
+  if (local == 0) local = 64;
+  const size_t global = (static_cast<size_t>(items) + local - 1) / local * local;
   return kgb_cl_enqueue(stream, k, 1, &global, &local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
 }
