@@ -186,8 +186,19 @@ std::vector<c10::OperatorHandle> overloads_of(const std::string& name) {
   return cache.emplace(name, found).first->second;
 }
 
+// The TensorOptions keywords of factory functions (zeros, full, arange,
+// ones_like, ...). Their out= variants drop them: the out tensor already has
+// the dtype, layout and device they would choose.
+bool is_tensor_option(const c10::Argument& a) {
+  static const char* const names[] = {"dtype", "layout", "device", "pin_memory"};
+  return a.kwarg_only() && is_optional(a.type()) &&
+         std::any_of(std::begin(names), std::end(names), [&](const char* n) { return a.name() == n; });
+}
+
 // The out= variant of a functional schema: the same arguments by name, plus
-// keyword-only written tensors.
+// keyword-only written tensors; a factory's TensorOptions keywords may be
+// missing from it (zeros.out, full.out, arange.start_out, ones_like.out), and
+// it may end in extra arguments that have defaults.
 std::optional<c10::OperatorHandle> out_variant(const c10::FunctionSchema& functional) {
   for (const auto& h : overloads_of(functional.name())) {
     const auto& s = h.schema();
@@ -198,13 +209,19 @@ std::optional<c10::OperatorHandle> out_variant(const c10::FunctionSchema& functi
       if (a.is_out()) ++outs;
       else inputs.push_back(&a);
     }
-    if (outs == 0 || inputs.size() != functional.arguments().size()) continue;
+    if (outs == 0) continue;
+    const bool keeps_options = inputs.size() == functional.arguments().size();
+    std::vector<const c10::Argument*> wanted;
+    for (const auto& a : functional.arguments())
+      if (keeps_options || !is_tensor_option(a)) wanted.push_back(&a);
+    // The out variant may add trailing arguments with defaults (arange.start
+    // runs as arange.start_out with step=1).
+    if (inputs.size() < wanted.size()) continue;
     // Same names and types: add.Scalar_out and the Dimname overloads share names with others.
     bool same = true;
-    for (size_t k = 0; k < inputs.size() && same; ++k) {
-      const c10::Argument& f = functional.arguments()[k];
-      same = inputs[k]->name() == f.name() && inputs[k]->type()->str() == f.type()->str();
-    }
+    for (size_t k = 0; k < inputs.size() && same; ++k)
+      same = k < wanted.size() ? inputs[k]->name() == wanted[k]->name() && inputs[k]->type()->str() == wanted[k]->type()->str()
+                               : inputs[k]->default_value().has_value();
     if (same) return h;
   }
   return std::nullopt;
@@ -405,6 +422,12 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
     stack.push_back(std::move(*v));
     used[it->second] = true;
   }
+  // A factory's TensorOptions arguments of ours are carried by the out
+  // tensor in an out= call (its dtype is the one they name).
+  if (out_call)
+    for (const auto& a : fs.arguments())
+      if (auto it = ours.find(a.name()); it != ours.end() && is_tensor_option(a) && !schema.argumentIndexWithName(a.name()))
+        used[it->second] = true;
   // Every argument of ours must have been consumed, except results.
   for (int i = 0; i < nargs; ++i) {
     const auto& p = entry.params[i];

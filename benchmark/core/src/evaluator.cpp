@@ -428,6 +428,22 @@ int64_t gap_writes(const HostTensor& t, uint8_t poison) {
   return written;
 }
 
+// Elements of an in-place tensor's storage outside its view must keep the
+// bytes they were sent with (padding, skipped elements of a stepped view).
+int64_t gap_changes(const HostTensor& after, const HostTensor& sent) {
+  if (after.storage().size() != sent.storage().size()) return 0;
+  const int64_t n = after.storage_elements();
+  if (n == after.numel()) return 0;
+  const int32_t size = dtype_size(after.dtype());
+  const std::vector<char> in_view = storage_in_view(after);
+  int64_t changed = 0;
+  for (int64_t e = 0; e < n; ++e)
+    if (!in_view[static_cast<size_t>(e)] &&
+        std::memcmp(after.storage().data() + e * size, sent.storage().data() + e * size, static_cast<size_t>(size)) != 0)
+      ++changed;
+  return changed;
+}
+
 void add_finding(Verdict& v, std::string rule, std::string layer, std::string severity, std::string message,
                  std::string location) {
   for (const auto& f : v.findings)
@@ -979,6 +995,11 @@ void check_call_integrity(Verdict& v, const Task& entry, const CaseInstance& ins
           add_finding(v, "output-untouched", "L2", "reject", "output '" + p.name + "' still holds the harness's poison pattern: the kernel never wrote it", label);
         if (int64_t w = gap_writes(after, poison))
           add_finding(v, "wrote-outside-output", "L2", "reject", std::to_string(w) + " element(s) of '" + p.name + "' storage outside its view were written", label);
+      } else if (p.role == TensorRole::InOut && !inst.aliases.count(p.name)) {
+        auto after = got.tensors.find(p.name);
+        if (after == got.tensors.end()) continue;
+        if (int64_t w = gap_changes(after->second, sent))
+          add_finding(v, "wrote-outside-output", "L2", "reject", std::to_string(w) + " element(s) of in-place '" + p.name + "' storage outside its view were written", label);
       }
     } else if (p.kind == ParamKind::TensorList && p.role != TensorRole::View) {
       const ListInstance& list = inst.lists.at(p.name);

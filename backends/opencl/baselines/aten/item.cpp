@@ -1,61 +1,8 @@
-// aten/item, plain OpenCL baseline: a blocking read of the element's bytes on
-// the harness queue, then the value widened on the host into PyTorch's Scalar
-// category (what PyTorch's own item() does on a device: copy, sync, convert).
-#include <cstring>
-
-#include "../plain_common.h"
-#include "kgb_half.h"
+// aten/item, plain OpenCL baseline: the element read back and widened into
+// PyTorch's Scalar category (scalar_read.h).
+#include "scalar_read.h"
 #include "kgb_entries/aten/item.h"
 
 namespace kgb::opencl::plain {
-namespace {
-
-template <typename T>
-T element(const unsigned char* bytes) {
-  T v;
-  std::memcpy(&v, bytes, sizeof v);
-  return v;
-}
-
-int item(const kgb_tensor* self, kgb_scalar* out, kgb_stream stream) {
-  const int32_t bytes_per_element = kgb_dtype_size(self->dtype);
-  if (kgb_numel(self) != 1 || bytes_per_element == 0) return KGB_ERR_INVALID;
-  cl_mem buffer = nullptr;
-  cl_long offset = 0;
-  if (kgb_cl_tensor_buffer(stream, self, &buffer, &offset) != CL_SUCCESS) return KGB_ERR_INVALID;
-  unsigned char bytes[16] = {};
-  if (clEnqueueReadBuffer(kgb_cl_get_queue(stream), buffer, CL_TRUE, static_cast<size_t>(offset * bytes_per_element),
-                          static_cast<size_t>(bytes_per_element), bytes, 0, nullptr, nullptr) != CL_SUCCESS)
-    return KGB_ERR_INVALID;
-  kgb_scalar value{};
-  const int32_t t = self->dtype;
-  if (t == KGB_BOOL) {
-    value.dtype = KGB_BOOL;
-    value.v.i = bytes[0] != 0;
-  } else if (t == KGB_C64 || t == KGB_C128) {
-    value.dtype = KGB_C128;
-    value.v.c.re = t == KGB_C64 ? element<float>(bytes) : element<double>(bytes);
-    value.v.c.im = t == KGB_C64 ? element<float>(bytes + 4) : element<double>(bytes + 8);
-  } else if (t == KGB_F16 || t == KGB_BF16 || t == KGB_F32 || t == KGB_F64) {
-    value.dtype = KGB_F64;
-    value.v.f = t == KGB_F16    ? kgb_f16_to_float(element<uint16_t>(bytes))
-                : t == KGB_BF16 ? kgb_bf16_to_float(element<uint16_t>(bytes))
-                : t == KGB_F32  ? element<float>(bytes)
-                                : element<double>(bytes);
-  } else if (t == KGB_U8 || t == KGB_I8 || t == KGB_I16 || t == KGB_I32 || t == KGB_I64) {
-    value.dtype = KGB_I64;
-    value.v.i = t == KGB_U8    ? element<uint8_t>(bytes)
-                : t == KGB_I8  ? element<int8_t>(bytes)
-                : t == KGB_I16 ? element<int16_t>(bytes)
-                : t == KGB_I32 ? element<int32_t>(bytes)
-                               : element<int64_t>(bytes);
-  } else {
-    return KGB_ERR_UNSUPPORTED;
-  }
-  *out = value;
-  return KGB_OK;
-}
-
-}  // namespace
-KGB_BASELINE(aten_item, kKind, item);
+KGB_BASELINE(aten_item, kKind, read_scalar);
 }  // namespace kgb::opencl::plain

@@ -1,0 +1,17 @@
+// aten/new_ones, plain OpenCL baseline: one work-item per element of out
+// storing the bytes of 1 in out's dtype (fill_common.h).
+#include "fill_common.h"
+#include "kgb_entries/aten/new_ones.h"
+
+namespace kgb::opencl::plain {
+namespace {
+
+int new_ones(const kgb_tensor* /*self*/, kgb_int_list /*size*/, const int* /*dtype*/, kgb_tensor* out, kgb_stream stream) {
+  unsigned char bytes[16];
+  if (!scalar_bytes(int_scalar(1), out->dtype, bytes)) return KGB_ERR_UNSUPPORTED;
+  return fill_view(out, bytes, nullptr, stream);
+}
+
+}  // namespace
+KGB_BASELINE(aten_new_ones, kKind, new_ones);
+}  // namespace kgb::opencl::plain

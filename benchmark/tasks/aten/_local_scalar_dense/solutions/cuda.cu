@@ -1,0 +1,65 @@
+// aten/_local_scalar_dense on CUDA: one cudaMemcpyAsync of the element's bytes (device to
+// host) on the entry's stream and a cudaStreamSynchronize, which is all the
+// latency there is; then an exact widening into the Scalar's category on the
+// host. No kernel: a launch would only add latency in front of the same copy.
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kgb_half.h"
+#include "kgb_kernel.h"
+
+namespace {
+
+template <typename T>
+T load(const unsigned char* p) {
+  T v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The element's bytes as PyTorch's Scalar: bool -> KGB_BOOL, integers ->
+// KGB_I64, floats -> KGB_F64, complex -> KGB_C128, each widened exactly.
+int to_scalar(int32_t dtype, const unsigned char* p, kgb_scalar* out) {
+  kgb_scalar r;
+  memset(&r, 0, sizeof r);
+  switch (dtype) {
+    case KGB_BOOL: r.dtype = KGB_BOOL; r.v.i = load<uint8_t>(p) != 0; break;
+    case KGB_U8: r.dtype = KGB_I64; r.v.i = load<uint8_t>(p); break;
+    case KGB_I8: r.dtype = KGB_I64; r.v.i = load<int8_t>(p); break;
+    case KGB_I16: r.dtype = KGB_I64; r.v.i = load<int16_t>(p); break;
+    case KGB_I32: r.dtype = KGB_I64; r.v.i = load<int32_t>(p); break;
+    case KGB_I64: r.dtype = KGB_I64; r.v.i = load<int64_t>(p); break;
+    case KGB_F16: r.dtype = KGB_F64; r.v.f = kgb_f16_to_float(load<uint16_t>(p)); break;
+    case KGB_BF16: r.dtype = KGB_F64; r.v.f = kgb_bf16_to_float(load<uint16_t>(p)); break;
+    case KGB_F32: r.dtype = KGB_F64; r.v.f = load<float>(p); break;
+    case KGB_F64: r.dtype = KGB_F64; r.v.f = load<double>(p); break;
+    case KGB_C64:
+      r.dtype = KGB_C128;
+      r.v.c.re = load<float>(p);
+      r.v.c.im = load<float>(p + sizeof(float));
+      break;
+    case KGB_C128:
+      r.dtype = KGB_C128;
+      r.v.c.re = load<double>(p);
+      r.v.c.im = load<double>(p + sizeof(double));
+      break;
+    default: return KGB_ERR_UNSUPPORTED;
+  }
+  *out = r;
+  return KGB_OK;
+}
+
+}  // namespace
+
+extern "C" int kgb_aten__local_scalar_dense(const kgb_tensor* self, kgb_scalar* out, kgb_stream stream) {
+  if (kgb_numel(self) != 1) return KGB_ERR_INVALID;
+  const int32_t elem = kgb_dtype_size(self->dtype);
+  if (elem == 0) return KGB_ERR_UNSUPPORTED;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  unsigned char bytes[16];
+  if (cudaMemcpyAsync(bytes, self->data, static_cast<size_t>(elem), cudaMemcpyDeviceToHost, s) != cudaSuccess)
+    return KGB_ERR_INVALID;
+  if (cudaStreamSynchronize(s) != cudaSuccess) return KGB_ERR_INVALID;
+  return to_scalar(self->dtype, bytes, out);
+}
