@@ -103,7 +103,7 @@ TEST_CASE("the v2 example spec loads with its kinds, combinations and declaratio
 
 TEST_CASE("a misspelt or unknown key fails with the file and the JSON path") {
   CHECK(has(load_error(replace(kSpec, R"("dtype": "T", "count")", R"("dtpye": "T", "count")")),
-            "field 'params[0].dtpye': unknown key (expected one of name, description, tensor_list, dtype, count, shape, layout, nullable, pointer_array, dist, location)"));
+            "field 'params[0].dtpye': unknown key (expected one of name, description, tensor_list, dtype, count, shape, layout, nullable, pointer_array, dist, location, alias_of, alias)"));
   CHECK(has(load_error(replace(kSpec, R"("upstream_name")", R"("upstream")")), "field 'upstream': unknown key"));
   CHECK(has(load_error(replace(kSpec, R"("scalars": {"size": [6, 4])", R"("layout": {"xs": {}}, "scalars": {"size": [6, 4])")),
             "field 'correctness[0].layout': unknown key"));
@@ -130,6 +130,28 @@ TEST_CASE("wrong types and dangling names fail with the JSON path") {
             "timing: none allows no performance cases"));
   CHECK(has(load_error(replace(kSpec, R"("shapes": [[1, 5], [1, 5], [1, 5]])", R"("shapes": [[1, 5], [1, 5]])")), "gives 2 items; count is 3"));
   CHECK(has(load_error(replace(kSpec, R"("shapes": {"bias": null}, )", R"("shapes": {"bias": null, "xs": [1]}, )")), "no tensor parameter named 'xs'"));
+}
+
+TEST_CASE("a list of views names the input its items lie in, and is always an alias") {
+  const std::string split = replace(replace(kSpec, R"({"name": "xs", "tensor_list": "input", "dtype": "T", "count": "n", "shape": ["A", "B"]},)",
+                                            R"({"name": "xs", "tensor_list": "input", "dtype": "T", "count": "n", "shape": ["A", "B"]},
+    {"name": "parts", "tensor_list": "view", "alias_of": "bias", "dtype": "U", "count": "2", "shape": ["B"]},)"),
+                                    R"("performance": [])", R"("performance": [], "timing": "none")");
+  SpecFolder f;
+  auto t = kgb::load_task_file(f.write(split));
+  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+  const kgb::Param* parts = t->param("parts");
+  REQUIRE(parts);
+  CHECK(parts->role == kgb::TensorRole::View);
+  CHECK(parts->alias_of == "bias");
+  CHECK(parts->alias == kgb::AliasRule::Required);
+
+  CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", "")), "field 'params[1].alias_of': missing; a list of views names the input it lies in"));
+  CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", R"("alias_of": "bias", "alias": "when_possible", )")),
+            "field 'params[1].alias': a list of views is always an alias: expected required, found 'when_possible'"));
+  CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", R"("alias_of": "size", )")), "'size' is not an input tensor of the task"));
+  CHECK(has(load_error(replace(split, R"("count": "n", "shape": ["A", "B"]},)", R"("count": "n", "alias_of": "bias", "shape": ["A", "B"]},)")),
+            "field 'params[0].alias_of': only a view output has alias_of and alias"));
 }
 
 TEST_CASE("overloads inherit, need three cases each, and get their own entry and key") {
