@@ -10,6 +10,7 @@
 #include "kgb/evaluator.h"
 #include "kgb/process.h"
 #include "kgb/task.h"
+#include "kgb/task_text.h"
 
 namespace {
 
@@ -145,6 +146,9 @@ TEST_CASE("a list of views names the input its items lie in, and is always an al
   CHECK(parts->role == kgb::TensorRole::View);
   CHECK(parts->alias_of == "bias");
   CHECK(parts->alias == kgb::AliasRule::Required);
+  const std::string prompt = kgb::describe_params(*t);
+  CHECK(has(prompt, "- parts: view tensor list of count 2, dtype U, items of shape [B]; every item is a view of 'bias' to describe"));
+  CHECK(has(prompt, "- xs: input tensor list of count n, dtype T, items of shape [A, B]; items lie in one allocation"));
 
   CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", "")), "field 'params[1].alias_of': missing; a list of views names the input it lies in"));
   CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", R"("alias_of": "bias", "alias": "when_possible", )")),
