@@ -3,6 +3,7 @@
 // parameter kinds, dtype expressions, and what a case instance holds.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -210,4 +211,34 @@ TEST_CASE("the glue casts every argument kind to its C type") {
   const std::string glue = kgb::generate_glue(*t);
   CHECK(glue.find("kgb_demo_mix(a[0].t, (const int64_t*)a[1].opt, (const double*)a[2].opt, (const kgb_scalar*)a[3].opt, (int)a[4].i, a[5].out, stream)") !=
         std::string::npos);
+}
+
+TEST_CASE("the determinism check compares an aliased view-or-copy output by its descriptor, not its untouched memory") {
+  kgb::CaseOutputs first, second;
+  // The pre-allocated out of an alias case holds each call's own poison.
+  kgb::HostTensor poison_a = kgb::HostTensor::contiguous(kgb::DType::F32, {2, 3}), poison_b = poison_a;
+  std::fill(poison_a.storage().begin(), poison_a.storage().end(), std::byte{0xA5});
+  std::fill(poison_b.storage().begin(), poison_b.storage().end(), std::byte{0x5A});
+  first.tensors.emplace("out", poison_a);
+  second.tensors.emplace("out", poison_b);
+  kgb::ViewObservation alias;
+  alias.where = kgb::ViewObservation::Where::Alias;
+  alias.alias_param = 0;
+  alias.view = {{2, 3}, {3, 1}, 4};
+  first.observed_views["out"] = alias;
+  second.observed_views["out"] = alias;
+  std::string what;
+  CHECK(kgb::same_outputs(first, second, what));
+
+  // An alias that moves between calls still differs.
+  second.observed_views["out"].view.storage_offset = 5;
+  CHECK_FALSE(kgb::same_outputs(first, second, what));
+  CHECK(what == "view 'out'");
+
+  // On the copy path (descriptor unchanged) the memory is the output: compared.
+  kgb::ViewObservation copy;
+  first.observed_views["out"] = copy;
+  second.observed_views["out"] = copy;
+  CHECK_FALSE(kgb::same_outputs(first, second, what));
+  CHECK(what == "output 'out'");
 }
