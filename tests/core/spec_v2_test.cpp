@@ -3,6 +3,7 @@
 // parameter kinds, dtype expressions, and what a case instance holds.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +11,7 @@
 #include "kgb/evaluator.h"
 #include "kgb/process.h"
 #include "kgb/task.h"
+#include "kgb/task_text.h"
 
 namespace {
 
@@ -103,7 +105,7 @@ TEST_CASE("the v2 example spec loads with its kinds, combinations and declaratio
 
 TEST_CASE("a misspelt or unknown key fails with the file and the JSON path") {
   CHECK(has(load_error(replace(kSpec, R"("dtype": "T", "count")", R"("dtpye": "T", "count")")),
-            "field 'params[0].dtpye': unknown key (expected one of name, description, tensor_list, dtype, count, shape, layout, nullable, pointer_array, dist, location)"));
+            "field 'params[0].dtpye': unknown key (expected one of name, description, tensor_list, dtype, count, shape, layout, nullable, pointer_array, dist, location, alias_of, alias)"));
   CHECK(has(load_error(replace(kSpec, R"("upstream_name")", R"("upstream")")), "field 'upstream': unknown key"));
   CHECK(has(load_error(replace(kSpec, R"("scalars": {"size": [6, 4])", R"("layout": {"xs": {}}, "scalars": {"size": [6, 4])")),
             "field 'correctness[0].layout': unknown key"));
@@ -130,6 +132,31 @@ TEST_CASE("wrong types and dangling names fail with the JSON path") {
             "timing: none allows no performance cases"));
   CHECK(has(load_error(replace(kSpec, R"("shapes": [[1, 5], [1, 5], [1, 5]])", R"("shapes": [[1, 5], [1, 5]])")), "gives 2 items; count is 3"));
   CHECK(has(load_error(replace(kSpec, R"("shapes": {"bias": null}, )", R"("shapes": {"bias": null, "xs": [1]}, )")), "no tensor parameter named 'xs'"));
+}
+
+TEST_CASE("a list of views names the input its items lie in, and is always an alias") {
+  const std::string split = replace(replace(kSpec, R"({"name": "xs", "tensor_list": "input", "dtype": "T", "count": "n", "shape": ["A", "B"]},)",
+                                            R"({"name": "xs", "tensor_list": "input", "dtype": "T", "count": "n", "shape": ["A", "B"]},
+    {"name": "parts", "tensor_list": "view", "alias_of": "bias", "dtype": "U", "count": "2", "shape": ["B"]},)"),
+                                    R"("performance": [])", R"("performance": [], "timing": "none")");
+  SpecFolder f;
+  auto t = kgb::load_task_file(f.write(split));
+  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+  const kgb::Param* parts = t->param("parts");
+  REQUIRE(parts);
+  CHECK(parts->role == kgb::TensorRole::View);
+  CHECK(parts->alias_of == "bias");
+  CHECK(parts->alias == kgb::AliasRule::Required);
+  const std::string prompt = kgb::describe_params(*t);
+  CHECK(has(prompt, "- parts: view tensor list of count 2, dtype U, items of shape [B]; every item is a view of 'bias' to describe"));
+  CHECK(has(prompt, "- xs: input tensor list of count n, dtype T, items of shape [A, B]; items lie in one allocation"));
+
+  CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", "")), "field 'params[1].alias_of': missing; a list of views names the input it lies in"));
+  CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", R"("alias_of": "bias", "alias": "when_possible", )")),
+            "field 'params[1].alias': a list of views is always an alias: expected required, found 'when_possible'"));
+  CHECK(has(load_error(replace(split, R"("alias_of": "bias", )", R"("alias_of": "size", )")), "'size' is not an input tensor of the task"));
+  CHECK(has(load_error(replace(split, R"("count": "n", "shape": ["A", "B"]},)", R"("count": "n", "alias_of": "bias", "shape": ["A", "B"]},)")),
+            "field 'params[0].alias_of': only a view output has alias_of and alias"));
 }
 
 TEST_CASE("overloads inherit, need three cases each, and get their own entry and key") {
@@ -184,4 +211,34 @@ TEST_CASE("the glue casts every argument kind to its C type") {
   const std::string glue = kgb::generate_glue(*t);
   CHECK(glue.find("kgb_demo_mix(a[0].t, (const int64_t*)a[1].opt, (const double*)a[2].opt, (const kgb_scalar*)a[3].opt, (int)a[4].i, a[5].out, stream)") !=
         std::string::npos);
+}
+
+TEST_CASE("the determinism check compares an aliased view-or-copy output by its descriptor, not its untouched memory") {
+  kgb::CaseOutputs first, second;
+  // The pre-allocated out of an alias case holds each call's own poison.
+  kgb::HostTensor poison_a = kgb::HostTensor::contiguous(kgb::DType::F32, {2, 3}), poison_b = poison_a;
+  std::fill(poison_a.storage().begin(), poison_a.storage().end(), std::byte{0xA5});
+  std::fill(poison_b.storage().begin(), poison_b.storage().end(), std::byte{0x5A});
+  first.tensors.emplace("out", poison_a);
+  second.tensors.emplace("out", poison_b);
+  kgb::ViewObservation alias;
+  alias.where = kgb::ViewObservation::Where::Alias;
+  alias.alias_param = 0;
+  alias.view = {{2, 3}, {3, 1}, 4};
+  first.observed_views["out"] = alias;
+  second.observed_views["out"] = alias;
+  std::string what;
+  CHECK(kgb::same_outputs(first, second, what));
+
+  // An alias that moves between calls still differs.
+  second.observed_views["out"].view.storage_offset = 5;
+  CHECK_FALSE(kgb::same_outputs(first, second, what));
+  CHECK(what == "view 'out'");
+
+  // On the copy path (descriptor unchanged) the memory is the output: compared.
+  kgb::ViewObservation copy;
+  first.observed_views["out"] = copy;
+  second.observed_views["out"] = copy;
+  CHECK_FALSE(kgb::same_outputs(first, second, what));
+  CHECK(what == "output 'out'");
 }

@@ -356,7 +356,7 @@ class SpecReader {
     Status known = tensor ? keys(j, path, {"name", "description", "tensor", "dtype", "shape", "layout", "dist", "optional",
                                            "alias_of", "alias", "init", "after", "location"})
                    : list ? keys(j, path, {"name", "description", "tensor_list", "dtype", "count", "shape", "layout",
-                                           "nullable", "pointer_array", "dist", "location"})
+                                           "nullable", "pointer_array", "dist", "location", "alias_of", "alias"})
                    : scalar ? keys(j, path, {"name", "description", "scalar", "random", "optional", "values", "length"})
                             : keys(j, path, {"name", "description", "scalar_output"});
     if (!known) return known.error();
@@ -494,6 +494,16 @@ class SpecReader {
       p.nullable = *nullable;
       p.pointer_array = *ptrs;
       if (p.role == TensorRole::View && p.pointer_array) return error(at(path, "pointer_array"), "a list of views has no pointer array");
+      // A list of views (split and friends): every item is a view of one input, always an alias.
+      auto alias_of = string_field(j, "alias_of", path, false);
+      if (!alias_of) return alias_of.error();
+      p.alias_of = *alias_of;
+      if (p.role != TensorRole::View && (j.contains("alias_of") || j.contains("alias")))
+        return error(at(path, j.contains("alias_of") ? "alias_of" : "alias"), "only a view output has alias_of and alias");
+      if (p.role == TensorRole::View && p.alias_of.empty()) return error(at(path, "alias_of"), "missing; a list of views names the input it lies in");
+      auto alias = string_field(j, "alias", path, false, "required");
+      if (!alias) return alias.error();
+      if (*alias != "required") return error(at(path, "alias"), "a list of views is always an alias: expected required, found '" + *alias + "'");
     }
     return p;
   }

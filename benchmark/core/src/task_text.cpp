@@ -85,7 +85,10 @@ std::string describe_params(const Task& task) {
         if (!p.shape.empty()) os << ", items of " << shape_text(p);
         if (p.nullable) os << "; items may be NULL (None)";
         if (p.pointer_array) os << "; device_data holds the items' data pointers in device memory";
-        os << "; items lie in one allocation in no particular order, never back to back";
+        if (p.role == TensorRole::View)  // the items have no storage: each describes a view
+          os << "; every item is a view of '" << p.alias_of << "' to describe (set its data, rank, sizes, strides, storage_offset); no copy";
+        else
+          os << "; items lie in one allocation in no particular order, never back to back";
         break;
       case ParamKind::ScalarOutput: os << "kgb_scalar* result in host memory, complete when the entry returns"; break;
       case ParamKind::Scalar:

@@ -1,0 +1,50 @@
+// aten/narrow on OpenCL: the result is a view, so the launchers only describe
+// it and enqueue no kernel. self->data names a place in an OpenCL buffer; the
+// view lies in the same buffer (the harness resolves out->data like any tensor
+// pointer, interior addresses included). narrow.Tensor's start is a 0-dim
+// tensor in a buffer: one blocking 8-byte read at its element offset.
+#include <stdint.h>
+
+#include "kgb_opencl.h"
+
+// The view: dim and start wrap from the end (start == size is allowed for an
+// empty view at the end), sizes[dim] becomes length, strides stay, and the
+// first element moves start * strides[dim] elements (data and storage_offset).
+static int narrow_view(const kgb_tensor* self, int64_t dim, int64_t start, int64_t length, kgb_tensor* out) {
+  const int32_t rank = self->rank;
+  if (rank < 1 || rank > KGB_MAX_RANK || dim < -rank || dim >= rank) return KGB_ERR_INVALID;
+  if (dim < 0) dim += rank;
+  const int64_t size = self->sizes[dim];
+  if (start < -size || start > size) return KGB_ERR_INVALID;
+  if (start < 0) start += size;
+  if (length < 0 || start + length > size) return KGB_ERR_INVALID;
+  const int64_t step = start * self->strides[dim];
+  for (int32_t d = 0; d < rank; ++d) {
+    out->sizes[d] = d == dim ? length : self->sizes[d];
+    out->strides[d] = self->strides[d];
+  }
+  out->rank = rank;
+  out->data = (char*)self->data + step * kgb_dtype_size(self->dtype);
+  out->storage_offset = self->storage_offset + step;
+  out->flags = self->flags;
+  return KGB_OK;
+}
+
+extern "C" int kgb_aten_narrow(const kgb_tensor* self, int64_t dim, int64_t start, int64_t length, kgb_tensor* out,
+                               kgb_stream stream) {
+  (void)stream;
+  return narrow_view(self, dim, start, length, out);
+}
+
+extern "C" int kgb_aten_narrow_Tensor(const kgb_tensor* self, int64_t dim, const kgb_tensor* start, int64_t length,
+                                      kgb_tensor* out, kgb_stream stream) {
+  if (start->rank != 0 || start->dtype != KGB_I64) return KGB_ERR_INVALID;
+  cl_mem buffer = NULL;
+  cl_long offset = 0;
+  if (kgb_cl_tensor_buffer(stream, start, &buffer, &offset) != CL_SUCCESS) return KGB_ERR_INVALID;
+  cl_long value = 0;
+  if (clEnqueueReadBuffer(kgb_cl_get_queue(stream), buffer, CL_TRUE, (size_t)offset * sizeof value, sizeof value, &value, 0,
+                          NULL, NULL) != CL_SUCCESS)
+    return KGB_ERR_INVALID;
+  return narrow_view(self, dim, value, length, out);
+}
