@@ -753,7 +753,15 @@ def emit(o, root, check=False):
         "HOST_CHECKS": x["host_checks"], "HOST_ARGS": x["host_args"], "DTYPE_RULE": rule,
     }
     cx = o.get("complex")  # sgn: complex dtypes with their own element types and op overloads
-    cpu = fill(tpl.CPU, dict(common, CPU_SIMD=simd_decls(o["simd"]), CPU_ARGS=x["cpu_args"], CPU_HELPERS=o["cpu_helpers"],
+    if o["simd"]:
+        loop_note = ("a unit-stride row is a plain loop the compiler\n"
+                     "// vectorises (libm calls through glibc's SIMD variants)")
+    elif o["name"] in ("i0", "polygamma"):
+        loop_note = ("a unit-stride row is a plain loop (scalar: the\n"
+                     "// series' iteration counts depend on x)")
+    else:
+        loop_note = "a unit-stride row is a plain loop the compiler\n// vectorises"
+    cpu = fill(tpl.CPU, dict(common, CPU_LOOP_NOTE=loop_note, CPU_SIMD=simd_decls(o["simd"]), CPU_ARGS=x["cpu_args"], CPU_HELPERS=o["cpu_helpers"],
                              CPU_BODY=o["cpu"], CPU_OP_EXTRA=cx["cpu_op"] if cx else "",
                              CPU_INT_ELEMS=cx["cpu_elems"] if cx else (tpl.CPU_INT_ELEMS if promote else ""),
                              CPU_COMPUTE=cx["cpu_compute"] if cx else tpl.CPU_COMPUTE,

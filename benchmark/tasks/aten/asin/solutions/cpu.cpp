@@ -3,8 +3,7 @@
 // self and out are folded into the fewest dimensions (size-1 dims dropped,
 // dims contiguous in both merged) and walked in out's storage order. OpenMP
 // splits the rows into chunks; a unit-stride row is a plain loop the compiler
-// vectorises (libm calls through glibc's SIMD variants), a stride-0 row
-// computes one value.
+// vectorises (libm calls through glibc's SIMD variants), a stride-0 row computes one value.
 // f16/bf16 and integer inputs compute in float and round once; f64 in double.
 #include <math.h>
 #include <stdint.h>
