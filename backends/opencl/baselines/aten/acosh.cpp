@@ -1,0 +1,23 @@
+// aten/acosh, plain OpenCL baseline: one work-item per output element,
+// out = acosh(x) through the strided offsets of out and self.
+#include "unary_plain.h"
+#include "kgb_entries/aten/acosh.h"
+
+namespace kgb::opencl::plain {
+namespace {
+
+const std::string kSource = unary::source(R"CLC(
+
+C op(C x, long k, R p0, R p1) {
+  (void)k; (void)p0; (void)p1;
+  return acosh(x);
+}
+)CLC");
+
+int acosh(const kgb_tensor* self, kgb_tensor* out, kgb_stream stream) {
+  return unary::run(self, out, stream, kSource, {});
+}
+
+}  // namespace
+KGB_BASELINE(aten_acosh, kKind, acosh);
+}  // namespace kgb::opencl::plain

@@ -1,0 +1,26 @@
+// Reference for aten/hardsigmoid: out = min(max(x + 3, 0), 6) / 6, elementwise.
+// Computed in double from the logical input values (integer and bool inputs
+// read as their value) and rounded once into out's dtype.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "../pointwise_reference.h"
+#include "kgb/reference.h"
+#include "kgb/tensor.h"
+
+namespace {
+
+void hardsigmoid_reference(kgb::RefArgs& args) {
+  const kgb::HostTensor& self = args.tensor("self");
+  kgb::HostTensor& out = args.tensor("out");
+  kgb::pointwise::map_doubles({&self}, out, [&](const std::vector<double>& v) {
+    const double x = v[0];
+    if (std::isnan(x)) return x;
+    return std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0;
+  });
+}
+
+}  // namespace
+
+KGB_REGISTER_REFERENCE("aten/hardsigmoid", hardsigmoid_reference);

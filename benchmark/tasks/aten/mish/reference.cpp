@@ -1,0 +1,25 @@
+// Reference for aten/mish: out = x * tanh(log1p(exp(x))), elementwise.
+// Computed in double from the logical input values (integer and bool inputs
+// read as their value) and rounded once into out's dtype.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "../pointwise_reference.h"
+#include "kgb/reference.h"
+#include "kgb/tensor.h"
+
+namespace {
+
+void mish_reference(kgb::RefArgs& args) {
+  const kgb::HostTensor& self = args.tensor("self");
+  kgb::HostTensor& out = args.tensor("out");
+  kgb::pointwise::map_doubles({&self}, out, [&](const std::vector<double>& v) {
+    const double x = v[0];
+    return x * std::tanh(std::log1p(std::exp(x)));
+  });
+}
+
+}  // namespace
+
+KGB_REGISTER_REFERENCE("aten/mish", mish_reference);

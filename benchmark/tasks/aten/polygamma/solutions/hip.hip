@@ -1,0 +1,246 @@
+// aten/polygamma in HIP: out = psi^(n)(x), elementwise.
+// Recurrence up to x >= 10 (float) / 20 (double), then the asymptotic series with Bernoulli numbers.
+// The host folds self and out into the fewest dimensions (size-1 dims
+// dropped, dims contiguous in both merged). A folded rank-1 unit-stride
+// problem takes the vector kernel (16-byte loads and stores, grid-stride
+// loop, scalar tail); anything else one element per thread with offsets from
+// the linear index. f16/bf16 and integer inputs compute in float and round
+// once; f64 in double.
+#include <hip/hip_runtime.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "kgb_half.h"
+#include "kgb_kernel.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename C>
+struct OpArgs {
+  int n;  // the derivative's order
+};
+
+// Bernoulli numbers B_2, B_4, ..., B_20 (the asymptotic series' coefficients).
+__device__ constexpr double kBernoulli[10] = {1.0 / 6,         -1.0 / 30,     1.0 / 42,        -1.0 / 30,
+                                   5.0 / 66,        -691.0 / 2730, 7.0 / 6,         -3617.0 / 510,
+                                   43867.0 / 798,   -174611.0 / 330};
+
+// psi^(n)(x), x >= 0. Shift x up to SHIFT with the recurrence
+// psi^(n)(x) = psi^(n)(x + 1) + (-1)^(n+1) n! / x^(n+1), then the asymptotic
+// expansion: n = 0: ln x - 1/(2x) - sum_k B_2k / (2k x^2k); n >= 1:
+// (-1)^(n+1) [(n-1)!/x^n + n!/(2 x^(n+1)) + sum_k B_2k (2k+n-1)!/((2k)! x^(2k+n))].
+// x = +0 gives digamma's -inf and the poles' +-inf through the 1/x terms.
+template <typename C>
+__device__ __forceinline__ C polygamma_pos(int n, C x) {
+  const bool dbl = sizeof(C) == 8;
+  const C shift = C(dbl ? 20 : 10);
+  const int terms = dbl ? 10 : 6;
+  if (n == 0) {
+    C acc = 0;
+    for (; x < shift; x += C(1)) acc -= C(1) / x;
+    const C r = C(1) / (x * x);
+    C series = 0, rk = r;
+    for (int k = 1; k <= terms; ++k, rk *= r) series += C(kBernoulli[k - 1]) / C(2 * k) * rk;
+    return acc + log(x) - C(0.5) / x - series;
+  }
+  C fact = 1;  // n!
+  for (int j = 2; j <= n; ++j) fact *= C(j);
+  C acc = 0;
+  for (; x < shift; x += C(1)) {
+    C xp = x;  // x^(n+1)
+    for (int j = 0; j < n; ++j) xp *= x;
+    acc += fact / xp;
+  }
+  C xn = x;  // x^n
+  for (int j = 1; j < n; ++j) xn *= x;
+  const C inv_x2 = C(1) / (x * x);
+  C sum = fact / C(n) / xn + fact / (C(2) * xn * x);
+  C a = fact * C(n + 1) / C(2) / (xn * x * x);  // (2k+n-1)!/(2k)! / x^(2k+n) for k = 1
+  for (int k = 1; k <= terms; ++k) {
+    sum += C(kBernoulli[k - 1]) * a;
+    a *= C(2 * k + n) * C(2 * k + n + 1) / (C(2 * k + 1) * C(2 * k + 2)) * inv_x2;
+  }
+  const C sign = (n % 2) ? C(1) : C(-1);
+  return sign * (acc + sum);
+}
+
+// The op in compute type C (float, or double for f64).
+template <typename C>
+__device__ __forceinline__ C op(C x, const OpArgs<C>& p) {
+  (void)p;
+  return polygamma_pos(p.n, x);
+}
+
+template <int DT> struct Elem;
+template <> struct Elem<KGB_F32> {
+  using S = float;
+  static __device__ __forceinline__ float load(S v) { return v; }
+  static __device__ __forceinline__ S store(float v) { return v; }
+};
+template <> struct Elem<KGB_F64> {
+  using S = double;
+  static __device__ __forceinline__ double load(S v) { return v; }
+  static __device__ __forceinline__ S store(double v) { return v; }
+};
+template <> struct Elem<KGB_F16> {
+  using S = uint16_t;
+  static __device__ __forceinline__ float load(S v) { return kgb_f16_to_float(v); }
+  static __device__ __forceinline__ S store(float v) { return kgb_float_to_f16(v); }
+};
+template <> struct Elem<KGB_BF16> {
+  using S = uint16_t;
+  static __device__ __forceinline__ float load(S v) { return kgb_bf16_to_float(v); }
+  static __device__ __forceinline__ S store(float v) { return kgb_float_to_bf16(v); }
+};
+// Integer and bool inputs are read as their value (out is f32).
+template <> struct Elem<KGB_I32> {
+  using S = int32_t;
+  static __device__ __forceinline__ float load(S v) { return static_cast<float>(v); }
+};
+template <> struct Elem<KGB_I64> {
+  using S = int64_t;
+  static __device__ __forceinline__ float load(S v) { return static_cast<float>(v); }
+};
+template <> struct Elem<KGB_BOOL> {
+  using S = uint8_t;
+  static __device__ __forceinline__ float load(S v) { return v ? 1.0f : 0.0f; }
+};
+
+template <int OUT>
+using Compute = typename std::conditional<OUT == KGB_F64, double, float>::type;
+
+template <int IN, int OUT>
+__device__ __forceinline__ typename Elem<OUT>::S apply(typename Elem<IN>::S v, const OpArgs<Compute<OUT>>& p) {
+  return Elem<OUT>::store(op<Compute<OUT>>(static_cast<Compute<OUT>>(Elem<IN>::load(v)), p));
+}
+
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Pack {
+  T v[V];
+};
+
+// Contiguous: V elements per thread and step, then the n % V tail.
+template <int IN, int OUT, int V>
+__global__ void __launch_bounds__(kThreads) unary_contiguous(const typename Elem<IN>::S* __restrict__ a,
+                                                             typename Elem<OUT>::S* __restrict__ o, int64_t n,
+                                                             OpArgs<Compute<OUT>> p) {
+  using PI = Pack<typename Elem<IN>::S, V>;
+  using PO = Pack<typename Elem<OUT>::S, V>;
+  const int64_t packs = n / V;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  for (int64_t i = first; i < packs; i += step) {
+    const PI in = reinterpret_cast<const PI*>(a)[i];
+    PO r;
+#pragma unroll
+    for (int k = 0; k < V; ++k) r.v[k] = apply<IN, OUT>(in.v[k], p);
+    reinterpret_cast<PO*>(o)[i] = r;
+  }
+  for (int64_t i = packs * V + first; i < n; i += step) o[i] = apply<IN, OUT>(a[i], p);
+}
+
+// The folded problem: sizes and element strides of out (so) and self (si).
+struct Geometry {
+  int rank;
+  int64_t size[KGB_MAX_RANK], so[KGB_MAX_RANK], si[KGB_MAX_RANK];
+};
+
+template <int IN, int OUT>
+__global__ void __launch_bounds__(kThreads) unary_strided(const typename Elem<IN>::S* __restrict__ a,
+                                                          typename Elem<OUT>::S* __restrict__ o, Geometry g, int64_t n,
+                                                          OpArgs<Compute<OUT>> p) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    int64_t rest = i, oo = 0, io = 0;
+    for (int d = g.rank - 1; d > 0; --d) {
+      const int64_t q = rest / g.size[d], k = rest - q * g.size[d];
+      rest = q;
+      oo += k * g.so[d];
+      io += k * g.si[d];
+    }
+    o[oo + rest * g.so[0]] = apply<IN, OUT>(a[io + rest * g.si[0]], p);
+  }
+}
+
+bool fold(const kgb_tensor* self, const kgb_tensor* out, Geometry& g) {
+  if (self->rank != out->rank || out->rank > KGB_MAX_RANK) return false;
+  g.rank = 0;
+  for (int d = 0; d < out->rank; ++d) {
+    if (self->sizes[d] != out->sizes[d]) return false;
+    if (out->sizes[d] == 1) continue;
+    const int p = g.rank - 1;
+    if (p >= 0 && g.so[p] == out->strides[d] * out->sizes[d] && g.si[p] == self->strides[d] * out->sizes[d]) {
+      g.size[p] *= out->sizes[d];
+      g.so[p] = out->strides[d];
+      g.si[p] = self->strides[d];
+      continue;
+    }
+    g.size[g.rank] = out->sizes[d];
+    g.so[g.rank] = out->strides[d];
+    g.si[g.rank] = self->strides[d];
+    ++g.rank;
+  }
+  if (g.rank == 0) {  // a single element
+    g.rank = 1;
+    g.size[0] = 1;
+    g.so[0] = g.si[0] = 0;
+  }
+  return true;
+}
+
+unsigned blocks_for(int64_t items) {
+  const int64_t b = (items + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 1 ? 1 : (b > 8192 ? 8192 : b));  // grid-stride beyond this
+}
+
+template <int IN, int OUT>
+int run(const kgb_tensor* self, kgb_tensor* out, const OpArgs<Compute<OUT>>& p, hipStream_t s) {
+  Geometry g;
+  if (!fold(self, out, g)) return KGB_ERR_INVALID;
+  const int64_t n = kgb_numel(out);
+  if (n == 0) return KGB_OK;
+  const auto* a = static_cast<const typename Elem<IN>::S*>(self->data);
+  auto* o = static_cast<typename Elem<OUT>::S*>(out->data);
+  using SI = typename Elem<IN>::S;
+  using SO = typename Elem<OUT>::S;
+  constexpr int V = 16 / (sizeof(SI) > sizeof(SO) ? sizeof(SI) : sizeof(SO));
+  if (g.rank == 1 && g.so[0] == 1 && g.si[0] == 1) {
+    const bool aligned = reinterpret_cast<uintptr_t>(a) % (sizeof(SI) * V) == 0 &&
+                         reinterpret_cast<uintptr_t>(o) % (sizeof(SO) * V) == 0;
+    if (aligned) unary_contiguous<IN, OUT, V><<<blocks_for(n / V + 1), kThreads, 0, s>>>(a, o, n, p);
+    else unary_contiguous<IN, OUT, 1><<<blocks_for(n), kThreads, 0, s>>>(a, o, n, p);
+  } else {
+    unary_strided<IN, OUT><<<blocks_for(n), kThreads, 0, s>>>(a, o, g, n, p);
+  }
+  return hipGetLastError() == hipSuccess ? KGB_OK : KGB_ERR_INVALID;
+}
+
+// Dispatch on (self dtype, out dtype): floating self gives the same dtype, integer and bool self give f32 (ATen's float(T)).
+template <typename Make>
+int dispatch(const kgb_tensor* self, kgb_tensor* out, Make make_args, hipStream_t s) {
+  switch (self->dtype) {
+    case KGB_F32: return out->dtype == KGB_F32 ? run<KGB_F32, KGB_F32>(self, out, make_args(float()), s) : KGB_ERR_UNSUPPORTED;
+    case KGB_F64: return out->dtype == KGB_F64 ? run<KGB_F64, KGB_F64>(self, out, make_args(double()), s) : KGB_ERR_UNSUPPORTED;
+    case KGB_F16: return out->dtype == KGB_F16 ? run<KGB_F16, KGB_F16>(self, out, make_args(float()), s) : KGB_ERR_UNSUPPORTED;
+    case KGB_BF16: return out->dtype == KGB_BF16 ? run<KGB_BF16, KGB_BF16>(self, out, make_args(float()), s) : KGB_ERR_UNSUPPORTED;
+    case KGB_I32: return out->dtype == KGB_F32 ? run<KGB_I32, KGB_F32>(self, out, make_args(float()), s) : KGB_ERR_UNSUPPORTED;
+    case KGB_I64: return out->dtype == KGB_F32 ? run<KGB_I64, KGB_F32>(self, out, make_args(float()), s) : KGB_ERR_UNSUPPORTED;
+    case KGB_BOOL: return out->dtype == KGB_F32 ? run<KGB_BOOL, KGB_F32>(self, out, make_args(float()), s) : KGB_ERR_UNSUPPORTED;
+    default: return KGB_ERR_UNSUPPORTED;
+  }
+}
+
+}  // namespace
+
+extern "C" int kgb_aten_polygamma(int64_t n, const kgb_tensor* self, kgb_tensor* out, kgb_stream stream) {
+  if (n < 0) return KGB_ERR_INVALID;
+  return dispatch(self, out, [&](auto zero) {
+    using C = decltype(zero);
+    OpArgs<C> p{};
+    p.n = static_cast<int>(n);
+    return p;
+  }, static_cast<hipStream_t>(stream));
+}
