@@ -377,9 +377,34 @@ int dispatch(const kgb_tensor* const* t, const kgb_scalar* other%s, %s s) {
         s += "  return dispatch(t, %s%s, static_cast<%s>(stream));\n" % (
             "&other" if scalar else "nullptr", ", alpha" if op["alpha"] else "", g["stream"])
         return s
+    # load/store by dtype, only the task's dtypes (bool last: the default)
+    ctype = {"f32": "float", "f64": "double", "f16": "uint16_t", "bf16": "uint16_t", "i64": "int64_t",
+             "i32": "int32_t", "i16": "int16_t", "i8": "int8_t", "u8": "uint8_t", "bool": "uint8_t"}
+    loads, stores = [], []
+    for d in dtypes_of(op):
+        if d == "bool":
+            continue
+        src = "static_cast<const %s*>(base)[off]" % ctype[d]
+        if d == "f16":
+            src = "f16_to_float(%s)" % src
+        elif d == "bf16":
+            src = "bf16_to_float(%s)" % src
+        loads.append("    case %s: return static_cast<C>(%s);" % (KGB[d], src))
+        val = {"f16": "float_to_f16(static_cast<float>(v))", "bf16": "float_to_bf16(static_cast<float>(v))"}.get(
+            d, "static_cast<%s>(v)" % ctype[d])
+        stores.append("    case %s: static_cast<%s*>(base)[off] = %s; break;" % (KGB[d], ctype[d], val))
+    if "bool" in op["dtypes"]:
+        loads.append("    default: return static_cast<C>(static_cast<const uint8_t*>(base)[off] != 0);  // bool")
+        stores.append("    default: static_cast<uint8_t*>(base)[off] = v != 0; break;  // bool")
+    else:
+        loads.append("    default: return C();  // not a dtype of this task: rejected on the host")
+        stores.append("    default: break;  // not a dtype of this task: rejected on the host")
+    half = g["half"] if ("f16" in op["dtypes"] or "bf16" in op["dtypes"]) else ""
+    half = "\n".join(l for l in half.split("\n") if ("f16" in op["dtypes"] or "bf16(" not in l) and ("bf16" in op["dtypes"] or "f16(" not in l or "bf16" in l))
     subs = common(op)
-    subs.update(GPU_NAME=g["name"], GPU_INCLUDES=g["includes"], GPU_STREAM_T=g["stream"], GPU_LAST_ERROR=g["last_error"],
-                GPU_OPS=ops, GPU_HALF=g["half"], GPU_TAGS="\n".join(tags), GPU_ROWS_PATH="\n\n".join(paths),
+    subs.update(GPU_LOAD_CASES="\n".join(loads), GPU_STORE_CASES="\n".join(stores),
+                GPU_NAME=g["name"], GPU_INCLUDES=g["includes"], GPU_STREAM_T=g["stream"], GPU_LAST_ERROR=g["last_error"],
+                GPU_OPS=ops, GPU_HALF=half + "\n" if half else "", GPU_TAGS="\n".join(tags), GPU_ROWS_PATH="\n\n".join(paths),
                 GPU_DISPATCH=dispatch, GPU_ENTRIES=entry_text(op, body))
     return fill(read("gpu.in"), op, subs)
 
@@ -446,7 +471,7 @@ def opencl(op):
     has_bool = "bool" in op
     subs = common(op)
     subs.update(
-        DB_OPT="/-DKGB_DB" if op["binary"] else "",
+        DB_OPT="/-DKGB_DB" if op["binary"] else "", DEFAULT_DT=str(CODE[op["dtypes"][0]]),
         TB_COMMENT=", TB (%s)" % op["b_name"] if op["binary"] else "",
         CL_STORAGE="\n".join(storage), CL_CONVERT="\n".join(convert), CL_OP=cl_op,
         CL_BOOL_C="#elif KGB_DO == 0\ntypedef uchar C;\n" if has_bool else "",

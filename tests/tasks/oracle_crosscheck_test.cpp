@@ -54,6 +54,7 @@ constexpr Exception kExceptions[] = {
      true},
     {"aten/mm", "f16", "libtorch 1.13 has no CPU Half mm (addmm_impl_cpu_); checked against torch 2.x on the GPU host"},
     {"aten/cumsum", "f16", "libtorch 1.13 has no CPU Half cumsum; checked against torch 2.x on the GPU host"},
+    {"aten/floor", "f16", "libtorch 1.13 has no CPU Half floor (floor_vml_cpu); checked against torch 2.x on the GPU host"},
     {"aten/bernoulli", "f16", "libtorch 1.13 has no CPU Half bernoulli; checked against torch 2.x on the GPU host"},
     {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
     {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},

@@ -48,32 +48,26 @@ __device__ __forceinline__ uint16_t float_to_bf16(float f) { return kgb_float_to
 template <typename C>
 __device__ __forceinline__ C load_as(const void* base, int32_t dtype, int64_t off) {
   switch (dtype) {
-    case KGB_F32: return static_cast<C>(static_cast<const float*>(base)[off]);
-    case KGB_F64: return static_cast<C>(static_cast<const double*>(base)[off]);
+    case KGB_I32: return static_cast<C>(static_cast<const int32_t*>(base)[off]);
+    case KGB_I64: return static_cast<C>(static_cast<const int64_t*>(base)[off]);
     case KGB_F16: return static_cast<C>(f16_to_float(static_cast<const uint16_t*>(base)[off]));
     case KGB_BF16: return static_cast<C>(bf16_to_float(static_cast<const uint16_t*>(base)[off]));
-    case KGB_I64: return static_cast<C>(static_cast<const int64_t*>(base)[off]);
-    case KGB_I32: return static_cast<C>(static_cast<const int32_t*>(base)[off]);
-    case KGB_I16: return static_cast<C>(static_cast<const int16_t*>(base)[off]);
-    case KGB_I8: return static_cast<C>(static_cast<const int8_t*>(base)[off]);
-    case KGB_U8: return static_cast<C>(static_cast<const uint8_t*>(base)[off]);
-    default: return static_cast<C>(static_cast<const uint8_t*>(base)[off] != 0);  // bool
+    case KGB_F32: return static_cast<C>(static_cast<const float*>(base)[off]);
+    case KGB_F64: return static_cast<C>(static_cast<const double*>(base)[off]);
+    default: return C();  // not a dtype of this task: rejected on the host
   }
 }
 
 template <typename C>
 __device__ __forceinline__ void store_as(void* base, int32_t dtype, int64_t off, C v) {
   switch (dtype) {
-    case KGB_F32: static_cast<float*>(base)[off] = static_cast<float>(v); break;
-    case KGB_F64: static_cast<double*>(base)[off] = static_cast<double>(v); break;
+    case KGB_I32: static_cast<int32_t*>(base)[off] = static_cast<int32_t>(v); break;
+    case KGB_I64: static_cast<int64_t*>(base)[off] = static_cast<int64_t>(v); break;
     case KGB_F16: static_cast<uint16_t*>(base)[off] = float_to_f16(static_cast<float>(v)); break;
     case KGB_BF16: static_cast<uint16_t*>(base)[off] = float_to_bf16(static_cast<float>(v)); break;
-    case KGB_I64: static_cast<int64_t*>(base)[off] = static_cast<int64_t>(v); break;
-    case KGB_I32: static_cast<int32_t*>(base)[off] = static_cast<int32_t>(v); break;
-    case KGB_I16: static_cast<int16_t*>(base)[off] = static_cast<int16_t>(v); break;
-    case KGB_I8: static_cast<int8_t*>(base)[off] = static_cast<int8_t>(v); break;
-    case KGB_U8: static_cast<uint8_t*>(base)[off] = static_cast<uint8_t>(v); break;
-    default: static_cast<uint8_t*>(base)[off] = v != 0; break;  // bool
+    case KGB_F32: static_cast<float*>(base)[off] = static_cast<float>(v); break;
+    case KGB_F64: static_cast<double*>(base)[off] = static_cast<double>(v); break;
+    default: break;  // not a dtype of this task: rejected on the host
   }
 }
 
