@@ -406,7 +406,10 @@ int dispatch(const kgb_tensor* const* t, const kgb_scalar* other%s, %s s) {
                 GPU_NAME=g["name"], GPU_INCLUDES=g["includes"], GPU_STREAM_T=g["stream"], GPU_LAST_ERROR=g["last_error"],
                 GPU_OPS=ops, GPU_HALF=half + "\n" if half else "", GPU_TAGS="\n".join(tags), GPU_ROWS_PATH="\n\n".join(paths),
                 GPU_DISPATCH=dispatch, GPU_ENTRIES=entry_text(op, body))
-    return fill(read("gpu.in"), op, subs)
+    text = fill(read("gpu.in"), op, subs)
+    if op["inplace"]:  # out and self are one tensor: no __restrict__ on either
+        text = text.replace("* __restrict__ out", "* out").replace("* __restrict__ a,", "* a,")
+    return text
 
 
 # ---- OpenCL -------------------------------------------------------------------
