@@ -116,7 +116,8 @@ struct Geometry {
   int64_t strides[kOperands][KGB_MAX_RANK] = {};  // per operand, in elements
 };
 
-// Right-aligned broadcast of the inputs onto out; false if a shape does not fit.
+// Right-aligned broadcast of the inputs onto out (a null input is a Scalar);
+// false if a shape does not fit.
 bool fold(const kgb_tensor* const* t, Geometry& g) {
   const int rank = t[0]->rank;
   int64_t sizes[KGB_MAX_RANK], strides[kOperands][KGB_MAX_RANK];
@@ -124,6 +125,10 @@ bool fold(const kgb_tensor* const* t, Geometry& g) {
     sizes[d] = t[0]->sizes[d];
     strides[0][d] = t[0]->strides[d];
     for (int k = 1; k < kOperands; ++k) {
+      if (!t[k]) {  // a Scalar other: one value everywhere
+        strides[k][d] = 0;
+        continue;
+      }
       const int td = d - (rank - t[k]->rank);
       if (td < 0 || t[k]->sizes[td] == 1) {
         strides[k][d] = 0;
@@ -224,7 +229,7 @@ bool try_rows(const kgb_tensor* const* t, const Geometry& g, typename Tag::C b_v
   const int last = g.ndim - 1;
   if (g.ndim > 2 || g.strides[0][last] != 1 || g.strides[1][last] != 1) return false;
   for (int k = 1; k < kOperands; ++k)
-    if (t[k]->dtype != t[0]->dtype) return false;
+    if (t[k] && t[k]->dtype != t[0]->dtype) return false;
   using S = typename Tag::S;
   const int64_t rows = g.ndim == 2 ? g.sizes[0] : 1, cols = g.sizes[last];
   int64_t rs[kOperands];
