@@ -15,7 +15,7 @@ SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 
 packages=(
-  build-essential cmake ninja-build ccache git pkg-config file binutils
+  build-essential cmake ninja-build ccache git pkg-config file binutils python3
   libboost1.81-dev libssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev libcli11-dev
   libtomlplusplus-dev libsqlite3-dev
   libopenblas-dev libtorch-dev

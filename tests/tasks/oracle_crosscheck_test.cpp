@@ -38,16 +38,23 @@ struct Exception {
   bool every_cpu_libtorch = false;
 };
 constexpr Exception kExceptions[] = {
-    {"aten/add*", "f16",
+    // "*f16*" also matches bf16 and every binding with a 16-bit input (the labels read "T=f16,U=f32").
+    {"aten/add*", "*f16*",
      "libtorch's CPU kernel rounds alpha * other to 16 bits before adding (always in 1.13; on broadcast and "
-     "fractional-alpha cases in 2.x); the task rounds once, as ATen's CUDA opmath path does",
+     "fractional-alpha cases in 2.x) and rounds a 16-bit operand's partner to the common dtype first; the task "
+     "rounds once, as ATen's CUDA opmath path does",
      true},
-    {"aten/add*", "bf16",
-     "libtorch's CPU kernel rounds alpha * other to 16 bits before adding (always in 1.13; on broadcast and "
-     "fractional-alpha cases in 2.x); the task rounds once, as ATen's CUDA opmath path does",
+    {"aten/sub*", "*f16*",
+     "libtorch's CPU kernel rounds alpha * other to 16 bits before subtracting (sub shares add's kernel); the task "
+     "rounds once, as ATen's CUDA opmath path does",
+     true},
+    {"aten/rsub*", "*f16*",
+     "libtorch's CPU kernel rounds alpha * self to 16 bits before subtracting (rsub is sub with the operands "
+     "swapped); the task rounds once, as ATen's CUDA opmath path does",
      true},
     {"aten/mm", "f16", "libtorch 1.13 has no CPU Half mm (addmm_impl_cpu_); checked against torch 2.x on the GPU host"},
     {"aten/cumsum", "f16", "libtorch 1.13 has no CPU Half cumsum; checked against torch 2.x on the GPU host"},
+    {"aten/floor", "f16", "libtorch 1.13 has no CPU Half floor (floor_vml_cpu); checked against torch 2.x on the GPU host"},
     {"aten/bernoulli", "f16", "libtorch 1.13 has no CPU Half bernoulli; checked against torch 2.x on the GPU host"},
     {"aten/acosh", "f16", "libtorch 1.13 has no CPU Half acosh kernel; checked against torch 2.x on the GPU host"},
     {"aten/asin", "f16", "libtorch 1.13 has no CPU Half asin kernel; checked against torch 2.x on the GPU host"},

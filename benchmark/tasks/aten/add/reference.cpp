@@ -1,32 +1,27 @@
-// Reference for aten/add: out = self + alpha * other with PyTorch broadcasting.
-// Floating types are computed in double from the logical values and rounded
-// once into the output dtype; integer types are computed exactly in int64.
-#include <cmath>
+// Reference for aten/add: out = self + alpha * other with PyTorch broadcasting and type
+// promotion (.Tensor), or with other an ATen Scalar (.Scalar); promotion and
+// rounding as binary_reference.h states.
 #include <cstdint>
-#include <stdexcept>
-#include <vector>
 
-#include "../pointwise_reference.h"
-#include "kgb/reference.h"
-#include "kgb/tensor.h"
+#include "../binary_reference.h"
+#include "../pointwise_inputs.h"
 
 namespace {
 
-void add_reference(kgb::RefArgs& args) {
+void reference(kgb::RefArgs& args, bool scalar_other) {
   const kgb::HostTensor& self = args.tensor("self");
-  const kgb::HostTensor& other = args.tensor("other");
   kgb::HostTensor& out = args.tensor("out");
   const double alpha = args.scalar("alpha");
-
-  if (kgb::is_floating(out.dtype())) {
-    kgb::pointwise::map_doubles({&self, &other}, out, [&](const std::vector<double>& v) { return v[0] + alpha * v[1]; });
-    return;
-  }
-  if (alpha != std::floor(alpha)) throw std::runtime_error("aten/add: non-integral alpha for an integer dtype");
-  const int64_t ialpha = static_cast<int64_t>(alpha);
-  kgb::pointwise::map_ints({&self, &other}, out, [&](const std::vector<int64_t>& v) { return v[0] + ialpha * v[1]; });
+  const int64_t ialpha = kgb::is_floating(out.dtype()) ? 0 : kgb::pointwise::integral_scalar(args, "alpha");
+  auto f = [alpha](double a, double b) { return a + alpha * b; };
+  auto fi = [ialpha](int64_t a, int64_t b) { return a + ialpha * b; };
+  if (scalar_other) kgb::pointwise::binary_scalar(args, self, "other", out, f, fi);
+  else kgb::pointwise::binary_tensors(self, args.tensor("other"), out, f, fi);
 }
 
 }  // namespace
 
-KGB_REGISTER_REFERENCE("aten/add", add_reference);
+KGB_REGISTER_GENERATOR("aten/add/self", kgb::pointwise::normal_with_specials);
+KGB_REGISTER_GENERATOR("aten/add/other", kgb::pointwise::normal_with_specials);
+KGB_REGISTER_REFERENCE("aten/add", [](kgb::RefArgs& args) { reference(args, false); });
+KGB_REGISTER_REFERENCE("aten/add.Scalar", [](kgb::RefArgs& args) { reference(args, true); });

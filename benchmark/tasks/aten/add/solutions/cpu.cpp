@@ -1,65 +1,185 @@
-// aten/add on the CPU: out = self + alpha * other with broadcasting.
-// The three views are folded into one iteration space (broadcast dims get
-// stride 0, size-1 dims are dropped, mergeable dims are fused), walked in the
-// storage order of out. Rows with unit/zero strides take vectorisable loops;
-// f16/bf16 rows are converted to float in small blocks, computed in float and
-// rounded once.
+// aten/add on the CPU: out = self + alpha * other.
+// Self, other and out may have different dtypes (out has the promoted one); every input is
+// converted to the compute type on load.
+//
+// The tensors are folded into one iteration space (broadcast dimensions get
+// stride 0, size-1 dimensions go, dimensions contiguous in every tensor
+// merge), walked in out's storage order and split across OpenMP threads in
+// row chunks. A row whose tensors all hold the compute type is computed
+// directly (unit and zero strides vectorise); any other row is converted to
+// the compute type in blocks that stay in L1 (f16 through F16C), computed,
+// and rounded once into out's dtype. Compute type: float for f16/bf16/f32
+// results, double for f64, int64 for integer results (stored back with
+// two's-complement wrap-around).
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#include <type_traits>
 
 #include "kgb_half.h"
 #include "kgb_kernel.h"
 
 #if defined(__AVX2__) && defined(__F16C__)
 #include <immintrin.h>
-#define KGB_ADD_F16C 1
+#define KGB_HAVE_F16C 1
 #endif
 
 namespace {
 
-struct HalfCvt {
-  static void load(const uint16_t* p, int64_t s, float* dst, int n) {
-    if (s == 0) { const float v = kgb_f16_to_float(p[0]); for (int i = 0; i < n; ++i) dst[i] = v; return; }
-    int i = 0;
-#if KGB_ADD_F16C
-    if (s == 1)
-      for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
-#endif
-    for (; i < n; ++i) dst[i] = kgb_f16_to_float(p[i * s]);
+constexpr int kOperands = 3;  // out, self, other
+constexpr int kBlock = 256;       // elements converted per step (fits L1)
+
+// ---- the operation, per compute type --------------------------------------
+template <typename C>
+struct Params {
+  C alpha;
+};
+inline float op(float a, float b, const Params<float>& p) {
+  return a + p.alpha * b;
+}
+inline double op(double a, double b, const Params<double>& p) {
+  return a + p.alpha * b;
+}
+inline int64_t op(int64_t a, int64_t b, const Params<int64_t>& p) {
+  return (int64_t)((uint64_t)(a) + (uint64_t)(p.alpha) * (uint64_t)(b));
+}
+
+// ---- dtypes ---------------------------------------------------------------
+bool supported(int32_t dtype) {
+  switch (dtype) {
+    case KGB_I32:
+    case KGB_I64:
+    case KGB_F16:
+    case KGB_BF16:
+    case KGB_F32:
+    case KGB_F64:
+      return true;
+    default:
+      return false;
   }
-  static void store(const float* src, uint16_t* p, int64_t s, int n) {
-    int i = 0;
-#if KGB_ADD_F16C
-    if (s == 1)
-      for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i),
-                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-#endif
-    for (; i < n; ++i) p[i * s] = kgb_float_to_f16(src[i]);
+}
+
+template <typename C>
+constexpr int32_t native_dtype() {
+  return std::is_same<C, float>::value ? KGB_F32
+       : std::is_same<C, double>::value ? KGB_F64
+       : std::is_same<C, bool>::value ? KGB_BOOL : KGB_I64;
+}
+
+template <typename T, typename C>
+void load_plain(const T* p, int64_t s, int n, C* dst) {
+  if (s == 1) {
+    for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(p[i]);
+  } else if (s == 0) {
+    const C v = static_cast<C>(p[0]);
+    for (int i = 0; i < n; ++i) dst[i] = v;
+  } else {
+    for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(p[i * s]);
   }
+}
+
+template <typename C>
+void load_f16(const uint16_t* p, int64_t s, int n, C* dst) {
+  int i = 0;
+#if KGB_HAVE_F16C
+  if (std::is_same<C, float>::value && s == 1)
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_ps(reinterpret_cast<float*>(dst) + i,
+                       _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+#endif
+  for (; i < n; ++i) dst[i] = static_cast<C>(kgb_f16_to_float(p[i * s]));
+}
+
+template <typename C>
+void load_bf16(const uint16_t* p, int64_t s, int n, C* dst) {
+  for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(kgb_bf16_to_float(p[i * s]));
+}
+
+// n elements of a strided tensor (stride s, 0 = one repeated value) as C.
+template <typename C>
+void load_block(const char* p, int32_t dtype, int64_t s, int n, C* dst) {
+  switch (dtype) {
+    case KGB_F32: load_plain(reinterpret_cast<const float*>(p), s, n, dst); break;
+    case KGB_F64: load_plain(reinterpret_cast<const double*>(p), s, n, dst); break;
+    case KGB_F16: load_f16(reinterpret_cast<const uint16_t*>(p), s, n, dst); break;
+    case KGB_BF16: load_bf16(reinterpret_cast<const uint16_t*>(p), s, n, dst); break;
+    case KGB_I64: load_plain(reinterpret_cast<const int64_t*>(p), s, n, dst); break;
+    case KGB_I32: load_plain(reinterpret_cast<const int32_t*>(p), s, n, dst); break;
+    case KGB_I16: load_plain(reinterpret_cast<const int16_t*>(p), s, n, dst); break;
+    case KGB_I8: load_plain(reinterpret_cast<const int8_t*>(p), s, n, dst); break;
+    case KGB_U8: load_plain(reinterpret_cast<const uint8_t*>(p), s, n, dst); break;
+    case KGB_BOOL: {
+      const uint8_t* b = reinterpret_cast<const uint8_t*>(p);
+      for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(b[i * s] != 0);
+      break;
+    }
+    default: break;  // rejected before the loop
+  }
+}
+
+template <typename T, typename C>
+void store_plain(const C* src, T* p, int64_t s, int n) {
+  if (s == 1) {
+    for (int i = 0; i < n; ++i) p[i] = static_cast<T>(src[i]);
+  } else {
+    for (int i = 0; i < n; ++i) p[i * s] = static_cast<T>(src[i]);
+  }
+}
+
+// Rounds n computed values once into out's dtype. Float results come from
+// float (f16/bf16/f32), f64 from double, integers and bool from their own
+// compute types, so every store below is a single rounding.
+template <typename C>
+void store_block(const C* src, char* p, int32_t dtype, int64_t s, int n) {
+  if (std::is_same<C, float>::value) {
+    const float* f = reinterpret_cast<const float*>(src);
+    if (dtype == KGB_F32) {
+      store_plain(f, reinterpret_cast<float*>(p), s, n);
+    } else if (dtype == KGB_F16) {
+      uint16_t* h = reinterpret_cast<uint16_t*>(p);
+      int i = 0;
+#if KGB_HAVE_F16C
+      if (s == 1)
+        for (; i + 8 <= n; i += 8)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+      for (; i < n; ++i) h[i * s] = kgb_float_to_f16(f[i]);
+    } else {
+      uint16_t* h = reinterpret_cast<uint16_t*>(p);
+      for (int i = 0; i < n; ++i) h[i * s] = kgb_float_to_bf16(f[i]);
+    }
+  } else if (std::is_same<C, double>::value) {
+    store_plain(src, reinterpret_cast<double*>(p), s, n);
+  } else {
+    switch (dtype) {  // integer results wrap like ATen's integer tensors
+      case KGB_I64: store_plain(src, reinterpret_cast<int64_t*>(p), s, n); break;
+      case KGB_I32: store_plain(src, reinterpret_cast<int32_t*>(p), s, n); break;
+      case KGB_I16: store_plain(src, reinterpret_cast<int16_t*>(p), s, n); break;
+      case KGB_I8: store_plain(src, reinterpret_cast<int8_t*>(p), s, n); break;
+      case KGB_U8: store_plain(src, reinterpret_cast<uint8_t*>(p), s, n); break;
+      default: {
+        uint8_t* b = reinterpret_cast<uint8_t*>(p);
+        for (int i = 0; i < n; ++i) b[i * s] = src[i] != 0;
+      }
+    }
+  }
+}
+
+// ---- the iteration space --------------------------------------------------
+struct Operand {
+  char* data;
+  int32_t dtype;
+  int32_t elem;
 };
 
-struct BF16Cvt {
-  static void load(const uint16_t* p, int64_t s, float* dst, int n) {
-    if (s == 0) { const float v = kgb_bf16_to_float(p[0]); for (int i = 0; i < n; ++i) dst[i] = v; return; }
-    if (s == 1) { for (int i = 0; i < n; ++i) dst[i] = kgb_bf16_to_float(p[i]); return; }
-    for (int i = 0; i < n; ++i) dst[i] = kgb_bf16_to_float(p[i * s]);
-  }
-  static void store(const float* src, uint16_t* p, int64_t s, int n) {
-    if (s == 1) { for (int i = 0; i < n; ++i) p[i] = kgb_float_to_bf16(src[i]); return; }
-    for (int i = 0; i < n; ++i) p[i * s] = kgb_float_to_bf16(src[i]);
-  }
-};
-
-// ---- the iteration space ---------------------------------------------------
 struct Space {
   int rank = 0;
   int64_t size[KGB_MAX_RANK];
-  int64_t st[3][KGB_MAX_RANK];  // element strides of out, self, other
+  int64_t st[kOperands][KGB_MAX_RANK];  // element strides per operand
 };
 
-// Stride of `t` along out's dim d (0 when broadcast); false if incompatible.
+// Stride of `t` along out's dim d (0 when broadcast); false if it does not broadcast.
 bool input_stride(const kgb_tensor* t, int out_rank, int d, int64_t out_size, int64_t* stride) {
   const int k = d - (out_rank - t->rank);
   if (k < 0 || t->sizes[k] == 1) { *stride = 0; return true; }
@@ -68,18 +188,21 @@ bool input_stride(const kgb_tensor* t, int out_rank, int d, int64_t out_size, in
   return true;
 }
 
-bool build_space(const kgb_tensor* out, const kgb_tensor* a, const kgb_tensor* b, Space& sp) {
-  if (a->rank > out->rank || b->rank > out->rank || out->rank > KGB_MAX_RANK) return false;
+bool build_space(const kgb_tensor* const* t, Space& sp) {
+  const kgb_tensor* out = t[0];
+  if (out->rank > KGB_MAX_RANK) return false;
+  for (int k = 1; k < kOperands; ++k)
+    if (t[k]->rank > out->rank) return false;
   Space raw;
   for (int d = 0; d < out->rank; ++d) {
     const int64_t n = out->sizes[d];
-    int64_t sa, sb;
-    if (!input_stride(a, out->rank, d, n, &sa) || !input_stride(b, out->rank, d, n, &sb)) return false;
+    int64_t st[kOperands];
+    st[0] = out->strides[d];
+    for (int k = 1; k < kOperands; ++k)
+      if (!input_stride(t[k], out->rank, d, n, &st[k])) return false;
     if (n == 1) continue;  // contributes nothing to addressing
     raw.size[raw.rank] = n;
-    raw.st[0][raw.rank] = out->strides[d];
-    raw.st[1][raw.rank] = sa;
-    raw.st[2][raw.rank] = sb;
+    for (int k = 0; k < kOperands; ++k) raw.st[k][raw.rank] = st[k];
     ++raw.rank;
   }
   // Walk out in storage order: sort dims by |out stride|, largest first.
@@ -89,79 +212,71 @@ bool build_space(const kgb_tensor* out, const kgb_tensor* a, const kgb_tensor* b
       const int64_t y = raw.st[0][j] < 0 ? -raw.st[0][j] : raw.st[0][j];
       if (x >= y) break;
       const int64_t ts = raw.size[j]; raw.size[j] = raw.size[j - 1]; raw.size[j - 1] = ts;
-      for (int k = 0; k < 3; ++k) { const int64_t t = raw.st[k][j]; raw.st[k][j] = raw.st[k][j - 1]; raw.st[k][j - 1] = t; }
+      for (int k = 0; k < kOperands; ++k) { const int64_t v = raw.st[k][j]; raw.st[k][j] = raw.st[k][j - 1]; raw.st[k][j - 1] = v; }
     }
-  // Fuse dim d into d+1 when every tensor steps over d exactly one row of d+1.
+  // Fuse dim d into the previous one when every tensor steps over it by one row.
   sp.rank = 0;
   for (int d = 0; d < raw.rank; ++d) {
     if (sp.rank > 0) {
       const int p = sp.rank - 1;
       bool fuse = true;
-      for (int k = 0; k < 3; ++k) fuse = fuse && sp.st[k][p] == raw.st[k][d] * raw.size[d];
+      for (int k = 0; k < kOperands; ++k) fuse = fuse && sp.st[k][p] == raw.st[k][d] * raw.size[d];
       if (fuse) {
         sp.size[p] *= raw.size[d];
-        for (int k = 0; k < 3; ++k) sp.st[k][p] = raw.st[k][d];
+        for (int k = 0; k < kOperands; ++k) sp.st[k][p] = raw.st[k][d];
         continue;
       }
     }
     sp.size[sp.rank] = raw.size[d];
-    for (int k = 0; k < 3; ++k) sp.st[k][sp.rank] = raw.st[k][d];
+    for (int k = 0; k < kOperands; ++k) sp.st[k][sp.rank] = raw.st[k][d];
     ++sp.rank;
   }
   if (sp.rank == 0) {  // a single element
     sp.rank = 1;
     sp.size[0] = 1;
-    sp.st[0][0] = sp.st[1][0] = sp.st[2][0] = 0;
+    for (int k = 0; k < kOperands; ++k) sp.st[k][0] = 0;
   }
   return true;
 }
 
-// ---- row kernels -----------------------------------------------------------
-template <typename T>
-inline T combine(T a, T b, T alpha) { return a + alpha * b; }
-// Integers wrap like PyTorch's int tensors instead of hitting signed overflow.
-template <>
-inline int32_t combine<int32_t>(int32_t a, int32_t b, int32_t alpha) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(alpha) * static_cast<uint32_t>(b));
-}
-template <>
-inline int64_t combine<int64_t>(int64_t a, int64_t b, int64_t alpha) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(alpha) * static_cast<uint64_t>(b));
-}
-
-template <typename T>
-void row_native(T* __restrict o, const T* __restrict a, const T* __restrict b, int64_t n, int64_t so, int64_t sa,
-                int64_t sb, T alpha) {
-  if (so == 1 && sa == 1 && sb == 1) {
-    for (int64_t i = 0; i < n; ++i) o[i] = combine(a[i], b[i], alpha);
-  } else if (so == 1 && sa == 1 && sb == 0) {
-    const T bv = b[0];
-    for (int64_t i = 0; i < n; ++i) o[i] = combine(a[i], bv, alpha);
-  } else if (so == 1 && sa == 0 && sb == 1) {
-    const T av = a[0];
-    for (int64_t i = 0; i < n; ++i) o[i] = combine(av, b[i], alpha);
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i * so] = combine(a[i * sa], b[i * sb], alpha);
+// ---- rows -------------------------------------------------------------------
+// One row of n elements: element i of operand k at o[k].data + i * s[k] elements.
+template <typename C>
+void row(const Operand* o, const int64_t* s, int64_t n, const Params<C>& prm) {
+  const int32_t nat = native_dtype<C>();
+  bool direct = true;
+  for (int k = 0; k < kOperands; ++k) direct = direct && o[k].dtype == nat;
+  if (direct) {
+    C* out = reinterpret_cast<C*>(o[0].data);
+    const C* a = reinterpret_cast<const C*>(o[1].data);
+    const C* b = reinterpret_cast<const C*>(o[2].data);
+    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i], prm);
+    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {
+      const C bv = b[0];
+      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], bv, prm);
+    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+      const C av = a[0];
+      for (int64_t i = 0; i < n; ++i) out[i] = op(av, b[i], prm);
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[i * s[0]] = op(a[i * s[1]], b[i * s[2]], prm);
+    }
+    return;
   }
-}
-
-template <typename Cvt>
-void row_16bit(uint16_t* o, const uint16_t* a, const uint16_t* b, int64_t n, int64_t so, int64_t sa, int64_t sb,
-               float alpha) {
-  constexpr int kBlock = 512;
-  float fa[kBlock], fb[kBlock];
+  C va[kBlock];
+  C vb[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int m = static_cast<int>(n - start < kBlock ? n - start : kBlock);
-    Cvt::load(a + start * sa, sa, fa, m);
-    Cvt::load(b + start * sb, sb, fb, m);
-    for (int i = 0; i < m; ++i) fa[i] = fa[i] + alpha * fb[i];
-    Cvt::store(fa, o + start * so, so, m);
+    load_block(o[1].data + start * s[1] * o[1].elem, o[1].dtype, s[1], m, va);
+    load_block(o[2].data + start * s[2] * o[2].elem, o[2].dtype, s[2], m, vb);
+    for (int i = 0; i < m; ++i) va[i] = op(va[i], vb[i], prm);
+    store_block(va, o[0].data + start * s[0] * o[0].elem, o[0].dtype, s[0], m);
   }
 }
 
 // Splits the space into (outer index, chunk of the innermost dim) work items.
-template <typename T, typename Row>
-void for_each_row(const Space& sp, T* o, const T* a, const T* b, Row row) {
+template <typename C>
+void run(const Space& sp, const Operand* base, const Params<C>& prm) {
   const int last = sp.rank - 1;
   const int64_t inner = sp.size[last];
   int64_t outer = 1;
@@ -173,56 +288,86 @@ void for_each_row(const Space& sp, T* o, const T* a, const T* b, Row row) {
   for (int64_t w = 0; w < items; ++w) {
     int64_t rem = w / chunks;
     const int64_t begin = (w % chunks) * kChunk;
-    int64_t off[3] = {begin * sp.st[0][last], begin * sp.st[1][last], begin * sp.st[2][last]};
+    int64_t off[kOperands];
+    for (int k = 0; k < kOperands; ++k) off[k] = begin * sp.st[k][last];
     for (int d = last - 1; d >= 0; --d) {
       const int64_t i = rem % sp.size[d];
       rem /= sp.size[d];
-      for (int k = 0; k < 3; ++k) off[k] += i * sp.st[k][d];
+      for (int k = 0; k < kOperands; ++k) off[k] += i * sp.st[k][d];
     }
-    const int64_t len = inner - begin < kChunk ? inner - begin : kChunk;
-    row(o + off[0], a + off[1], b + off[2], len, sp.st[0][last], sp.st[1][last], sp.st[2][last]);
+    Operand o[kOperands];
+    int64_t s[kOperands];
+    for (int k = 0; k < kOperands; ++k) {
+      o[k] = base[k];
+      o[k].data += off[k] * base[k].elem;
+      s[k] = sp.st[k][last];
+    }
+    row(o, s, inner - begin < kChunk ? inner - begin : kChunk, prm);
   }
 }
 
-template <typename T, typename A>
-void run_native(const Space& sp, const kgb_tensor* self, const kgb_tensor* other, kgb_tensor* out, A alpha) {
-  const T al = static_cast<T>(alpha);
-  for_each_row(sp, static_cast<T*>(out->data), static_cast<const T*>(self->data), static_cast<const T*>(other->data),
-               [al](T* o, const T* a, const T* b, int64_t n, int64_t so, int64_t sa, int64_t sb) {
-                 row_native<T>(o, a, b, n, so, sa, sb, al);
-               });
+Operand operand(const kgb_tensor* t) {
+  return Operand{static_cast<char*>(t->data), t->dtype, kgb_dtype_size(t->dtype)};
 }
 
-template <typename Cvt>
-void run_16bit(const Space& sp, const kgb_tensor* self, const kgb_tensor* other, kgb_tensor* out, float alpha) {
-  for_each_row(sp, static_cast<uint16_t*>(out->data), static_cast<const uint16_t*>(self->data),
-               static_cast<const uint16_t*>(other->data),
-               [alpha](uint16_t* o, const uint16_t* a, const uint16_t* b, int64_t n, int64_t so, int64_t sa,
-                       int64_t sb) { row_16bit<Cvt>(o, a, b, n, so, sa, sb, alpha); });
+// Checks dtypes and shapes, then computes in C.
+template <typename C>
+int compute(const kgb_tensor* const* t, const Params<C>& prm) {
+  for (int k = 0; k < kOperands; ++k)
+    if (!supported(t[k]->dtype)) return KGB_ERR_UNSUPPORTED;
+  Space sp;
+  if (!build_space(t, sp)) return KGB_ERR_INVALID;
+  if (kgb_numel(t[0]) == 0) return KGB_OK;
+  Operand base[kOperands];
+  for (int k = 0; k < kOperands; ++k) base[k] = operand(t[k]);
+  run<C>(sp, base, prm);
+  return KGB_OK;
+}
+
+// An ATen Scalar (KGB_I64, KGB_F64 or KGB_BOOL) in the compute type.
+template <typename C>
+C scalar_as(kgb_scalar s) {
+  return s.dtype == KGB_F64 ? static_cast<C>(s.v.f) : static_cast<C>(s.v.i);
+}
+
+// t = {out, self, other}; a Scalar other becomes a rank-0 tensor of the compute type.
+template <typename C>
+int with_other(const kgb_tensor* const* t, const kgb_scalar* other, kgb_scalar alpha) {
+  const Params<C> prm{scalar_as<C>(alpha)};
+  if (!other) return compute<C>(t, prm);
+  C value = scalar_as<C>(*other);
+  kgb_tensor b;
+  memset(&b, 0, sizeof b);
+  b.data = &value;
+  b.dtype = native_dtype<C>();
+  const kgb_tensor* u[kOperands] = {t[0], t[1], &b};
+  return compute<C>(u, prm);
+}
+
+// The compute type follows out's dtype.
+int dispatch(const kgb_tensor* const* t, const kgb_scalar* other, kgb_scalar alpha) {
+  switch (t[0]->dtype) {
+    case KGB_F32: case KGB_F16: case KGB_BF16:
+      return with_other<float>(t, other, alpha);
+    case KGB_F64:
+      return with_other<double>(t, other, alpha);
+    case KGB_I64: case KGB_I32:
+      return with_other<int64_t>(t, other, alpha);
+    default:
+      return KGB_ERR_UNSUPPORTED;
+  }
 }
 
 }  // namespace
 
-extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha_scalar, kgb_tensor* out,
-                            kgb_stream stream) {
-  // alpha is an ATen Scalar: an integer (KGB_I64) or a double (KGB_F64).
-  const double alpha = alpha_scalar.dtype == KGB_F64 ? alpha_scalar.v.f : static_cast<double>(alpha_scalar.v.i);
+extern "C" int kgb_aten_add(const kgb_tensor* self, const kgb_tensor* other, kgb_scalar alpha, kgb_tensor* out, kgb_stream stream) {
   (void)stream;
-  if (self->dtype != out->dtype || other->dtype != out->dtype) return KGB_ERR_INVALID;
-  switch (out->dtype) {
-    case KGB_F32: case KGB_F64: case KGB_F16: case KGB_BF16: case KGB_I32: case KGB_I64: break;
-    default: return KGB_ERR_UNSUPPORTED;
-  }
-  Space sp;
-  if (!build_space(out, self, other, sp)) return KGB_ERR_INVALID;
-  if (kgb_numel(out) == 0) return KGB_OK;
-  switch (out->dtype) {
-    case KGB_F32: run_native<float>(sp, self, other, out, static_cast<float>(alpha)); break;
-    case KGB_F64: run_native<double>(sp, self, other, out, alpha); break;
-    case KGB_I32: run_native<int32_t>(sp, self, other, out, static_cast<int64_t>(alpha)); break;
-    case KGB_I64: run_native<int64_t>(sp, self, other, out, static_cast<int64_t>(alpha)); break;
-    case KGB_F16: run_16bit<HalfCvt>(sp, self, other, out, static_cast<float>(alpha)); break;
-    case KGB_BF16: run_16bit<BF16Cvt>(sp, self, other, out, static_cast<float>(alpha)); break;
-  }
-  return KGB_OK;
+  const kgb_tensor* t[kOperands] = {out, self, other};
+  return dispatch(t, nullptr, alpha);
+}
+
+extern "C" int kgb_aten_add_Scalar(const kgb_tensor* self, kgb_scalar other, kgb_scalar alpha, kgb_tensor* out, kgb_stream stream) {
+  (void)stream;
+  const kgb_tensor* t[kOperands] = {out, self, nullptr};
+  return dispatch(t, &other, alpha);
 }

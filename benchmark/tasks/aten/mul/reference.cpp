@@ -1,0 +1,25 @@
+// Reference for aten/mul: out = self * other with PyTorch broadcasting and type
+// promotion (.Tensor), or with other an ATen Scalar (.Scalar); promotion and
+// rounding as binary_reference.h states.
+#include <cstdint>
+
+#include "../binary_reference.h"
+#include "../pointwise_inputs.h"
+
+namespace {
+
+void reference(kgb::RefArgs& args, bool scalar_other) {
+  const kgb::HostTensor& self = args.tensor("self");
+  kgb::HostTensor& out = args.tensor("out");
+  auto f = [](double a, double b) { return a * b; };
+  auto fi = [](int64_t a, int64_t b) { return a * b; };
+  if (scalar_other) kgb::pointwise::binary_scalar(args, self, "other", out, f, fi);
+  else kgb::pointwise::binary_tensors(self, args.tensor("other"), out, f, fi);
+}
+
+}  // namespace
+
+KGB_REGISTER_GENERATOR("aten/mul/self", kgb::pointwise::normal_with_specials);
+KGB_REGISTER_GENERATOR("aten/mul/other", kgb::pointwise::normal_with_specials);
+KGB_REGISTER_REFERENCE("aten/mul", [](kgb::RefArgs& args) { reference(args, false); });
+KGB_REGISTER_REFERENCE("aten/mul.Scalar", [](kgb::RefArgs& args) { reference(args, true); });
