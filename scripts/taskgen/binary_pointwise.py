@@ -172,7 +172,8 @@ struct Pow {
   }
 };
 // pow.Tensor_Scalar: ATen computes exponents 0.5 and -0.5 as sqrt and 1/sqrt
-// (so pow(-inf, 0.5) is NaN and pow(-0.0, 0.5) is -0.0 there).
+// (so pow(-inf, 0.5) is NaN and pow(-0.0, 0.5) is -0.0 there), and 2, 3, -1,
+// -2 as products and reciprocals (the exponent is uniform: the loops unswitch).
 struct PowScalarExponent {
   static int32_t compute_dtype(int32_t common) { return common; }
   static constexpr bool kDouble = true, kInt64 = true;  // computation types besides float
@@ -181,6 +182,10 @@ struct PowScalarExponent {
     if constexpr (std::is_integral<C>::value) {
       return integer_pow(a, b);
     } else {
+      if (b == C(2)) return a * a;
+      if (b == C(3)) return a * a * a;
+      if (b == C(-1)) return C(1) / a;
+      if (b == C(-2)) return C(1) / (a * a);
       if (b == C(0.5)) return sqrt(a);
       if (b == C(-0.5)) return C(1) / sqrt(a);
       return pow(a, b);
@@ -212,6 +217,10 @@ C pow_of(C a, C b) {
   return integer_pow(a, b);
 #else
 #if MODE == 1
+  if (b == (C)2) return a * a;
+  if (b == (C)3) return a * a * a;
+  if (b == (C)-1) return (C)1 / a;
+  if (b == (C)-2) return (C)1 / (a * a);
   if (b == (C)0.5) return sqrt(a);
   if (b == (C)-0.5) return (C)1 / sqrt(a);
 #endif

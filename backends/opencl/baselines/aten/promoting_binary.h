@@ -58,15 +58,15 @@ typedef long C;
 #endif
 C load_elem(__global const uchar* p, long i, int dt) {
   C v;
-  if (dt == 6) return (C)((__global const float*)p)[i];
-  if (dt == 7) return (C)((__global const double*)p)[i];
-  if (dt == 4) return (C)h2f(((__global const ushort*)p)[i]);
-  if (dt == 5) return (C)bf2f(((__global const ushort*)p)[i]);
-  if (dt == 2) v = (C)((__global const int*)p)[i];
+  if (dt == 6) v = (C)((__global const float*)p)[i];
+  else if (dt == 7) v = (C)((__global const double*)p)[i];
+  else if (dt == 4) v = (C)h2f(((__global const ushort*)p)[i]);
+  else if (dt == 5) v = (C)bf2f(((__global const ushort*)p)[i]);
+  else if (dt == 2) v = (C)((__global const int*)p)[i];
   else if (dt == 3) v = (C)((__global const long*)p)[i];
   else v = (C)(p[i] != 0);
-  if (DC == 4) v = (C)h2f(f2h((float)v));
-  if (DC == 5) v = (C)bf2f(f2bf((float)v));
+  if (DC == 4 && dt != 4) v = (C)h2f(f2h((float)v));  /* operands of another dtype round to the common one */
+  if (DC == 5 && dt != 5) v = (C)bf2f(f2bf((float)v));
   return v;
 }
 )CLC";

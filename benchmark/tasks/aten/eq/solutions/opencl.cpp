@@ -37,25 +37,26 @@ typedef float C;
 typedef long C;
 #endif
 
-/* Element i of a buffer of dtype dt (a compile-time constant) as C. An integer
-   or bool operand whose common dtype is f16/bf16 is rounded to it first. */
+/* Element i of a buffer of dtype dt (a compile-time constant) as C. An operand
+   of another dtype whose common dtype is f16/bf16 (an integer, or an f32/f64
+   zero-dim tensor) is rounded to it first. */
 C load_elem(__global const uchar* p, long i, int dt) {
   C v;
   switch (dt) {
-    case 6: return (C)((__global const float*)p)[i];
+    case 6: v = (C)((__global const float*)p)[i]; break;
 #if NEED_FP64
-    case 7: return (C)((__global const double*)p)[i];
+    case 7: v = (C)((__global const double*)p)[i]; break;
 #endif
-    case 4: return (C)kgb_f16_to_float(((__global const ushort*)p)[i]);
-    case 5: return (C)kgb_bf16_to_float(((__global const ushort*)p)[i]);
+    case 4: v = (C)kgb_f16_to_float(((__global const ushort*)p)[i]); break;
+    case 5: v = (C)kgb_bf16_to_float(((__global const ushort*)p)[i]); break;
     case 2: v = (C)((__global const int*)p)[i]; break;
     case 3: v = (C)((__global const long*)p)[i]; break;
     default: v = (C)(p[i] != 0); break;
   }
 #if DC == 4
-  v = (C)kgb_f16_to_float(kgb_float_to_f16((float)v));
+  if (dt != 4) v = (C)kgb_f16_to_float(kgb_float_to_f16((float)v));
 #elif DC == 5
-  v = (C)kgb_bf16_to_float(kgb_float_to_bf16((float)v));
+  if (dt != 5) v = (C)kgb_bf16_to_float(kgb_float_to_bf16((float)v));
 #endif
   return v;
 }

@@ -179,8 +179,9 @@ void scatter(const R* src, S* p, int64_t s, int n, Cvt cvt) {
 }
 template <typename T> T same(T v) { return v; }
 
-// n elements of dtype dt at stride s into the computation type C. An integer
-// or bool operand whose common dtype is f16/bf16 is rounded to it first.
+// n elements of dtype dt at stride s into the computation type C. An operand
+// of another dtype whose common dtype is f16/bf16 (an integer, or an f32/f64
+// zero-dim tensor) is rounded to it first.
 template <typename C>
 void load(const char* p, int32_t dt, int32_t common, int64_t s, int n, C* dst) {
   switch (dt) {
@@ -192,9 +193,9 @@ void load(const char* p, int32_t dt, int32_t common, int64_t s, int n, C* dst) {
     case KGB_I64: gather(reinterpret_cast<const int64_t*>(p), s, n, dst, same<int64_t>); break;
     default: gather(reinterpret_cast<const uint8_t*>(p), s, n, dst, [](uint8_t v) { return v != 0; }); break;
   }
-  if (!is_float_dtype(dt) && common == KGB_F16)
+  if (dt != common && common == KGB_F16)
     for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(dst[i]))));
-  if (!is_float_dtype(dt) && common == KGB_BF16)
+  if (dt != common && common == KGB_BF16)
     for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(dst[i]))));
 }
 

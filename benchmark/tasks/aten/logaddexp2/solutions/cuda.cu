@@ -126,22 +126,23 @@ template <> struct Dt<KGB_BOOL> {
   template <typename R> __device__ static S store(R v) { return static_cast<S>(v != R(0)); }
 };
 
-// Element i of a dtype-erased operand in C; integers whose common dtype is
-// f16/bf16 are rounded to it first, as ATen casts every input to that dtype.
+// Element i of a dtype-erased operand in C; an operand of another dtype whose
+// common dtype is f16/bf16 (an integer, or an f32/f64 zero-dim tensor) is
+// rounded to it first, as ATen casts every input to that dtype.
 template <typename C>
 __device__ __forceinline__ C load_as(const char* p, int64_t i, int32_t dt, int32_t common) {
   C v;
   switch (dt) {
-    case KGB_F32: return Dt<KGB_F32>::load<C>(reinterpret_cast<const float*>(p)[i]);
-    case KGB_F64: return Dt<KGB_F64>::load<C>(reinterpret_cast<const double*>(p)[i]);
-    case KGB_F16: return Dt<KGB_F16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]);
-    case KGB_BF16: return Dt<KGB_BF16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]);
+    case KGB_F32: v = Dt<KGB_F32>::load<C>(reinterpret_cast<const float*>(p)[i]); break;
+    case KGB_F64: v = Dt<KGB_F64>::load<C>(reinterpret_cast<const double*>(p)[i]); break;
+    case KGB_F16: v = Dt<KGB_F16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
+    case KGB_BF16: v = Dt<KGB_BF16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
     case KGB_I32: v = Dt<KGB_I32>::load<C>(reinterpret_cast<const int32_t*>(p)[i]); break;
     case KGB_I64: v = Dt<KGB_I64>::load<C>(reinterpret_cast<const int64_t*>(p)[i]); break;
     default: v = Dt<KGB_BOOL>::load<C>(reinterpret_cast<const uint8_t*>(p)[i]); break;
   }
-  if (common == KGB_F16) v = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(v))));
-  if (common == KGB_BF16) v = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(v))));
+  if (dt != common && common == KGB_F16) v = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(v))));
+  if (dt != common && common == KGB_BF16) v = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(v))));
   return v;
 }
 

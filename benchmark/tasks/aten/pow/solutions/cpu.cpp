@@ -95,7 +95,8 @@ struct Pow {
   }
 };
 // pow.Tensor_Scalar: ATen computes exponents 0.5 and -0.5 as sqrt and 1/sqrt
-// (so pow(-inf, 0.5) is NaN and pow(-0.0, 0.5) is -0.0 there).
+// (so pow(-inf, 0.5) is NaN and pow(-0.0, 0.5) is -0.0 there), and 2, 3, -1,
+// -2 as products and reciprocals (the exponent is uniform: the loops unswitch).
 struct PowScalarExponent {
   static int32_t compute_dtype(int32_t common) { return common; }
   static constexpr bool kDouble = true, kInt64 = true;  // computation types besides float
@@ -104,6 +105,10 @@ struct PowScalarExponent {
     if constexpr (std::is_integral<C>::value) {
       return integer_pow(a, b);
     } else {
+      if (b == C(2)) return a * a;
+      if (b == C(3)) return a * a * a;
+      if (b == C(-1)) return C(1) / a;
+      if (b == C(-2)) return C(1) / (a * a);
       if (b == C(0.5)) return sqrt(a);
       if (b == C(-0.5)) return C(1) / sqrt(a);
       return pow(a, b);
@@ -220,8 +225,9 @@ void scatter(const R* src, S* p, int64_t s, int n, Cvt cvt) {
 }
 template <typename T> T same(T v) { return v; }
 
-// n elements of dtype dt at stride s into the computation type C. An integer
-// or bool operand whose common dtype is f16/bf16 is rounded to it first.
+// n elements of dtype dt at stride s into the computation type C. An operand
+// of another dtype whose common dtype is f16/bf16 (an integer, or an f32/f64
+// zero-dim tensor) is rounded to it first.
 template <typename C>
 void load(const char* p, int32_t dt, int32_t common, int64_t s, int n, C* dst) {
   switch (dt) {
@@ -233,9 +239,9 @@ void load(const char* p, int32_t dt, int32_t common, int64_t s, int n, C* dst) {
     case KGB_I64: gather(reinterpret_cast<const int64_t*>(p), s, n, dst, same<int64_t>); break;
     default: gather(reinterpret_cast<const uint8_t*>(p), s, n, dst, [](uint8_t v) { return v != 0; }); break;
   }
-  if (!is_float_dtype(dt) && common == KGB_F16)
+  if (dt != common && common == KGB_F16)
     for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(dst[i]))));
-  if (!is_float_dtype(dt) && common == KGB_BF16)
+  if (dt != common && common == KGB_BF16)
     for (int i = 0; i < n; ++i) dst[i] = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(dst[i]))));
 }
 

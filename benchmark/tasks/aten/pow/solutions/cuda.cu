@@ -101,7 +101,8 @@ struct Pow {
   }
 };
 // pow.Tensor_Scalar: ATen computes exponents 0.5 and -0.5 as sqrt and 1/sqrt
-// (so pow(-inf, 0.5) is NaN and pow(-0.0, 0.5) is -0.0 there).
+// (so pow(-inf, 0.5) is NaN and pow(-0.0, 0.5) is -0.0 there), and 2, 3, -1,
+// -2 as products and reciprocals (the exponent is uniform: the loops unswitch).
 struct PowScalarExponent {
   static int32_t compute_dtype(int32_t common) { return common; }
   static constexpr bool kDouble = true, kInt64 = true;  // computation types besides float
@@ -110,6 +111,10 @@ struct PowScalarExponent {
     if constexpr (std::is_integral<C>::value) {
       return integer_pow(a, b);
     } else {
+      if (b == C(2)) return a * a;
+      if (b == C(3)) return a * a * a;
+      if (b == C(-1)) return C(1) / a;
+      if (b == C(-2)) return C(1) / (a * a);
       if (b == C(0.5)) return sqrt(a);
       if (b == C(-0.5)) return C(1) / sqrt(a);
       return pow(a, b);
@@ -163,22 +168,23 @@ template <> struct Dt<KGB_BOOL> {
   template <typename R> __device__ static S store(R v) { return static_cast<S>(v != R(0)); }
 };
 
-// Element i of a dtype-erased operand in C; integers whose common dtype is
-// f16/bf16 are rounded to it first, as ATen casts every input to that dtype.
+// Element i of a dtype-erased operand in C; an operand of another dtype whose
+// common dtype is f16/bf16 (an integer, or an f32/f64 zero-dim tensor) is
+// rounded to it first, as ATen casts every input to that dtype.
 template <typename C>
 __device__ __forceinline__ C load_as(const char* p, int64_t i, int32_t dt, int32_t common) {
   C v;
   switch (dt) {
-    case KGB_F32: return Dt<KGB_F32>::load<C>(reinterpret_cast<const float*>(p)[i]);
-    case KGB_F64: return Dt<KGB_F64>::load<C>(reinterpret_cast<const double*>(p)[i]);
-    case KGB_F16: return Dt<KGB_F16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]);
-    case KGB_BF16: return Dt<KGB_BF16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]);
+    case KGB_F32: v = Dt<KGB_F32>::load<C>(reinterpret_cast<const float*>(p)[i]); break;
+    case KGB_F64: v = Dt<KGB_F64>::load<C>(reinterpret_cast<const double*>(p)[i]); break;
+    case KGB_F16: v = Dt<KGB_F16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
+    case KGB_BF16: v = Dt<KGB_BF16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
     case KGB_I32: v = Dt<KGB_I32>::load<C>(reinterpret_cast<const int32_t*>(p)[i]); break;
     case KGB_I64: v = Dt<KGB_I64>::load<C>(reinterpret_cast<const int64_t*>(p)[i]); break;
     default: v = Dt<KGB_BOOL>::load<C>(reinterpret_cast<const uint8_t*>(p)[i]); break;
   }
-  if (common == KGB_F16) v = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(v))));
-  if (common == KGB_BF16) v = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(v))));
+  if (dt != common && common == KGB_F16) v = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(v))));
+  if (dt != common && common == KGB_BF16) v = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(v))));
   return v;
 }
 
