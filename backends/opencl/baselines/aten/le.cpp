@@ -1,0 +1,21 @@
+// aten/le, plain OpenCL baseline: one work-item per output element, compared
+// in ATen's common dtype (promoting_binary.h).
+#include "kgb_entries/aten/le.h"
+#include "promoting_binary.h"
+
+namespace kgb::opencl::plain {
+namespace {
+
+const char kOp[] = "typedef int R;\nR op(C x, C y) { return x <= y; }\n";
+
+int le(const kgb_tensor* self, const kgb_tensor* other, kgb_tensor* out, kgb_stream stream) {
+  return binary::run(stream, kOp, binary::of(self), binary::of(other), out, binary::result_type(binary::of(self), binary::of(other)), 0);
+}
+int le_scalar(const kgb_tensor* self, kgb_scalar other, kgb_tensor* out, kgb_stream stream) {
+  return binary::run(stream, kOp, binary::of(self), binary::of(other), out, binary::result_type(binary::of(self), binary::of(other)), 0);
+}
+
+}  // namespace
+KGB_BASELINE(aten_le, kKind, le);
+KGB_BASELINE(aten_le_Scalar, kKind, le_scalar);
+}  // namespace kgb::opencl::plain

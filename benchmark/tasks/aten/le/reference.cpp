@@ -1,0 +1,27 @@
+// Reference for aten/le (.Tensor and .Scalar): out = (self <= other) as bool,
+// compared in ATen's common dtype (torch.result_type of the operands): each
+// operand is first converted to that dtype (integers into f16 round, for
+// instance), floating values are then compared exactly in double, integers
+// in int64. Every comparison with NaN is false.
+#include "../promoted_binary.h"
+#include "kgb/reference.h"
+
+namespace {
+
+constexpr auto kRelation = [](auto a, auto b) { return a <= b; };
+
+void le_tensor(kgb::RefArgs& args) {
+  kgb::pointwise::compare_reference(args, &args.tensor("other"), nullptr, kRelation, "aten/le");
+}
+
+void le_scalar(kgb::RefArgs& args) {
+  const kgb_scalar other = args.aten_scalar("other");
+  kgb::pointwise::compare_reference(args, nullptr, &other, kRelation, "aten/le.Scalar");
+}
+
+}  // namespace
+
+KGB_REGISTER_GENERATOR("aten/le/self", kgb::pointwise::fill_small_integers);
+KGB_REGISTER_GENERATOR("aten/le/other", kgb::pointwise::fill_small_integers);
+KGB_REGISTER_REFERENCE("aten/le", le_tensor);
+KGB_REGISTER_REFERENCE("aten/le.Scalar", le_scalar);

@@ -1,0 +1,282 @@
+// aten/prelu in HIP (a port of the CUDA solution): out = self > 0 ? self : weight[c] * self, c the index along dim 1, with PyTorch broadcasting and type
+// promotion. The host computes ATen's result type and folds the views into
+// the fewest dimensions (broadcast dims stride 0, size-1 dims dropped, dims
+// contiguous for every tensor merged). Then:
+// one element per thread in a grid-stride loop, offsets from the linear
+// index, each operand converted from its dtype into the computation type
+// (ATen's dynamic cast). (The CUDA solution's vectorised flat path is left
+// out of this port.)
+// 16-bit floats compute in float and round once; f64 in double; integers and
+// bool in int64.
+#include <hip/hip_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "kgb_half.h"
+#include "kgb_kernel.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// ---- dtypes and ATen's type promotion (host) ----------------------------------
+__host__ __device__ inline bool is_float_dtype(int32_t t) {
+  return t == KGB_F16 || t == KGB_BF16 || t == KGB_F32 || t == KGB_F64;
+}
+bool supported_dtype(int32_t t) { return t == KGB_BOOL || t == KGB_I32 || t == KGB_I64 || is_float_dtype(t); }
+
+// torch.promote_types over bool, i32, i64, f16, bf16, f32, f64.
+int32_t promote(int32_t a, int32_t b) {
+  if (a == b) return a;
+  if (a == KGB_BOOL) return b;
+  if (b == KGB_BOOL) return a;
+  const bool fa = is_float_dtype(a), fb = is_float_dtype(b);
+  if (fa != fb) return fa ? a : b;
+  if (!fa) return KGB_I64;
+  if (a == KGB_F64 || b == KGB_F64) return KGB_F64;
+  return KGB_F32;
+}
+
+// torch.result_type: a dimensioned tensor beats a zero-dim tensor, which beats
+// a Scalar, unless the lower one is of a higher category.
+enum Level { kDimensioned = 0, kZeroDim = 1, kScalar = 2 };
+struct Operand {
+  const kgb_tensor* t = nullptr;  // nullptr: an ATen Scalar
+  kgb_scalar s{};
+  int32_t dtype = KGB_F32;        // a Scalar counts as bool, i64 or (default dtype) f32
+  Level level = kDimensioned;
+};
+Operand tensor_operand(const kgb_tensor* t) {
+  Operand o;
+  o.t = t;
+  o.dtype = t->dtype;
+  o.level = t->rank == 0 ? kZeroDim : kDimensioned;
+  return o;
+}
+Operand scalar_operand(kgb_scalar s) {
+  Operand o;
+  o.s = s;
+  o.dtype = s.dtype == KGB_F64 ? KGB_F32 : (s.dtype == KGB_BOOL ? KGB_BOOL : KGB_I64);
+  o.level = kScalar;
+  return o;
+}
+double scalar_value(const Operand& o) { return o.s.dtype == KGB_F64 ? o.s.v.f : static_cast<double>(o.s.v.i); }
+
+int32_t result_type(const Operand& a, const Operand& b) {
+  if (a.level == b.level) return promote(a.dtype, b.dtype);
+  const int32_t higher = a.level < b.level ? a.dtype : b.dtype, lower = a.level < b.level ? b.dtype : a.dtype;
+  if (is_float_dtype(higher)) return higher;
+  if (higher == KGB_BOOL || is_float_dtype(lower)) return promote(higher, lower);
+  return higher;
+}
+
+// ---- the operation --------------------------------------------------------------
+// prelu: a where a > 0, else weight * a (b is the weight broadcast over dim 1);
+// floating dtypes only, so NaN (not > 0) gives weight * NaN = NaN.
+struct Prelu {
+  static int32_t compute_dtype(int32_t common) { return is_float_dtype(common) ? common : -1; }
+  static constexpr bool kDouble = true, kInt64 = false;  // computation types besides float
+  template <typename C>
+  static __host__ __device__ __forceinline__ C apply(C a, C w) { return a > C(0) ? a : w * a; }
+};
+
+// ---- element conversions (device) ----------------------------------------------
+// Storage type and conversions of each dtype.
+template <int DT> struct Dt;
+template <> struct Dt<KGB_F32> {
+  using S = float;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
+};
+template <> struct Dt<KGB_F64> {
+  using S = double;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
+};
+template <> struct Dt<KGB_F16> {
+  using S = uint16_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(kgb_f16_to_float(v)); }
+  template <typename R> __device__ static S store(R v) { return kgb_float_to_f16(static_cast<float>(v)); }
+};
+template <> struct Dt<KGB_BF16> {
+  using S = uint16_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(kgb_bf16_to_float(v)); }
+  template <typename R> __device__ static S store(R v) { return kgb_float_to_bf16(static_cast<float>(v)); }
+};
+template <> struct Dt<KGB_I32> {
+  using S = int32_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
+};
+template <> struct Dt<KGB_I64> {
+  using S = int64_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
+};
+template <> struct Dt<KGB_BOOL> {
+  using S = uint8_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v != 0); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v != R(0)); }
+};
+
+// Element i of a dtype-erased operand in C; an operand of another dtype whose
+// common dtype is f16/bf16 (an integer, or an f32/f64 zero-dim tensor) is
+// rounded to it first, as ATen casts every input to that dtype.
+template <typename C>
+__device__ __forceinline__ C load_as(const char* p, int64_t i, int32_t dt, int32_t common) {
+  C v;
+  switch (dt) {
+    case KGB_F32: v = Dt<KGB_F32>::load<C>(reinterpret_cast<const float*>(p)[i]); break;
+    case KGB_F64: v = Dt<KGB_F64>::load<C>(reinterpret_cast<const double*>(p)[i]); break;
+    case KGB_F16: v = Dt<KGB_F16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
+    case KGB_BF16: v = Dt<KGB_BF16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
+    case KGB_I32: v = Dt<KGB_I32>::load<C>(reinterpret_cast<const int32_t*>(p)[i]); break;
+    case KGB_I64: v = Dt<KGB_I64>::load<C>(reinterpret_cast<const int64_t*>(p)[i]); break;
+    default: v = Dt<KGB_BOOL>::load<C>(reinterpret_cast<const uint8_t*>(p)[i]); break;
+  }
+  if (dt != common && common == KGB_F16) v = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(v))));
+  if (dt != common && common == KGB_BF16) v = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(v))));
+  return v;
+}
+
+template <typename R>
+__device__ __forceinline__ void store_as(char* p, int64_t i, int32_t dt, R v) {
+  switch (dt) {
+    case KGB_F32: reinterpret_cast<float*>(p)[i] = Dt<KGB_F32>::store(v); break;
+    case KGB_F64: reinterpret_cast<double*>(p)[i] = Dt<KGB_F64>::store(v); break;
+    case KGB_F16: reinterpret_cast<uint16_t*>(p)[i] = Dt<KGB_F16>::store(v); break;
+    case KGB_BF16: reinterpret_cast<uint16_t*>(p)[i] = Dt<KGB_BF16>::store(v); break;
+    case KGB_I32: reinterpret_cast<int32_t*>(p)[i] = Dt<KGB_I32>::store(v); break;
+    case KGB_I64: reinterpret_cast<int64_t*>(p)[i] = Dt<KGB_I64>::store(v); break;
+    default: reinterpret_cast<uint8_t*>(p)[i] = Dt<KGB_BOOL>::store(v); break;
+  }
+}
+
+// ---- kernels ------------------------------------------------------------------
+// The folded problem: sizes and per-tensor strides (0 out, 1 a, 2 b).
+struct Geometry {
+  int ndim = 0;
+  int64_t sizes[KGB_MAX_RANK] = {};
+  int64_t strides[3][KGB_MAX_RANK] = {};
+};
+struct Dtypes {
+  int32_t out, a, b, common;
+};
+
+template <typename Op, typename C>
+__global__ void __launch_bounds__(kThreads) binary_strided(char* __restrict__ o, const char* __restrict__ a,
+                                                           const char* __restrict__ b, Geometry g, int64_t n, Dtypes dt,
+                                                           C bs) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    int64_t rest = i, oo = 0, ao = 0, bo = 0;
+    for (int d = g.ndim - 1; d >= 0; --d) {
+      const int64_t c = rest % g.sizes[d];
+      rest /= g.sizes[d];
+      oo += c * g.strides[0][d];
+      ao += c * g.strides[1][d];
+      bo += c * g.strides[2][d];
+    }
+    const C x = load_as<C>(a, ao, dt.a, dt.common);
+    const C y = b ? load_as<C>(b, bo, dt.b, dt.common) : bs;
+    store_as(o, oo, dt.out, Op::apply(x, y));
+  }
+}
+
+// ---- host side -------------------------------------------------------------------
+bool fold(const kgb_tensor* out, const kgb_tensor* a, const kgb_tensor* b, Geometry& g) {
+  const kgb_tensor* ts[3] = {out, a, b};
+  const int rank = out->rank;
+  int64_t sizes[KGB_MAX_RANK], strides[3][KGB_MAX_RANK];
+  for (int d = 0; d < rank; ++d) {
+    sizes[d] = out->sizes[d];
+    for (int t = 0; t < 3; ++t) {
+      const int td = ts[t] ? d - (rank - ts[t]->rank) : -1;
+      if (td < 0 || ts[t]->sizes[td] == 1) strides[t][d] = 0;
+      else if (ts[t]->sizes[td] == out->sizes[d]) strides[t][d] = ts[t]->strides[td];
+      else return false;
+    }
+  }
+  g.ndim = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (sizes[d] == 1) continue;
+    if (g.ndim > 0) {
+      const int last = g.ndim - 1;
+      bool mergeable = true;
+      for (int t = 0; t < 3; ++t) mergeable = mergeable && g.strides[t][last] == strides[t][d] * sizes[d];
+      if (mergeable) {
+        g.sizes[last] *= sizes[d];
+        for (int t = 0; t < 3; ++t) g.strides[t][last] = strides[t][d];
+        continue;
+      }
+    }
+    g.sizes[g.ndim] = sizes[d];
+    for (int t = 0; t < 3; ++t) g.strides[t][g.ndim] = strides[t][d];
+    ++g.ndim;
+  }
+  if (g.ndim == 0) {  // a single element
+    g.ndim = 1;
+    g.sizes[0] = 1;
+    for (int t = 0; t < 3; ++t) g.strides[t][0] = ts[t] ? 1 : 0;
+  }
+  return true;
+}
+
+unsigned grid_for(int64_t items) {
+  const int64_t blocks = (items + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 65536 ? 65536 : blocks));
+}
+
+template <typename Op, typename C>
+int run_in(kgb_tensor* out, const Operand& a, const Operand& b, int32_t common, hipStream_t s) {
+  Geometry g;
+  if (!fold(out, a.t, b.t, g)) return KGB_ERR_INVALID;
+  const int64_t n = kgb_numel(out);
+  const C bs = b.t ? C(0) : static_cast<C>(scalar_value(b));
+  const Dtypes dt{out->dtype, a.dtype, b.dtype, common};
+  binary_strided<Op, C><<<grid_for(n), kThreads, 0, s>>>(static_cast<char*>(out->data), static_cast<const char*>(a.t->data),
+                                                        b.t ? static_cast<const char*>(b.t->data) : nullptr, g, n, dt, bs);
+  return hipGetLastError() == hipSuccess ? KGB_OK : KGB_ERR_INVALID;
+}
+
+template <typename Op>
+int run(const Operand& a, const Operand& b, kgb_tensor* out, kgb_stream stream) {
+  if (!supported_dtype(a.dtype) || !supported_dtype(b.dtype) || !supported_dtype(out->dtype)) return KGB_ERR_UNSUPPORTED;
+  const int32_t common = Op::compute_dtype(result_type(a, b));
+  if (common < 0) return KGB_ERR_UNSUPPORTED;
+  if (kgb_numel(out) == 0) return KGB_OK;
+  auto s = static_cast<hipStream_t>(stream);
+  // Only the computation types the op can reach are instantiated.
+  if (common == KGB_F64) {
+    if constexpr (Op::kDouble) return run_in<Op, double>(out, a, b, common, s);
+  } else if (is_float_dtype(common)) {
+    return run_in<Op, float>(out, a, b, common, s);
+  } else {
+    if constexpr (Op::kInt64) return run_in<Op, int64_t>(out, a, b, common, s);
+  }
+  return KGB_ERR_UNSUPPORTED;
+}
+
+// The entry points' common path: the functor for the mode, then run.
+int dispatch(const Operand& a, const Operand& b, kgb_tensor* out, int mode, kgb_stream stream) {
+  (void)mode;
+  return run<Prelu>(a, b, out, stream);
+}
+
+}  // namespace
+
+extern "C" int kgb_aten_prelu(const kgb_tensor* self, const kgb_tensor* weight, kgb_tensor* out, kgb_stream stream) {
+  // weight has 1 or size(self, 1) elements. Viewed as [C, 1, ..., 1] (rank self.rank - 1) it
+  // broadcasts, right-aligned, along dim 1 of self; a 1-element weight broadcasts as it is.
+  if (weight->dtype != self->dtype || weight->rank != 1) return KGB_ERR_UNSUPPORTED;
+  kgb_tensor w = *weight;
+  if (weight->sizes[0] != 1) {
+    if (self->rank < 2 || self->sizes[1] != weight->sizes[0]) return KGB_ERR_INVALID;
+    w.rank = self->rank - 1;
+    for (int d = 1; d < w.rank; ++d) w.sizes[d] = 1, w.strides[d] = 0;
+  }
+  return dispatch(tensor_operand(self), tensor_operand(&w), out, 0, stream);
+}
+
