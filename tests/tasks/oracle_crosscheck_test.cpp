@@ -49,6 +49,13 @@ constexpr Exception kExceptions[] = {
     {"aten/mm", "f16", "libtorch 1.13 has no CPU Half mm (addmm_impl_cpu_); checked against torch 2.x on the GPU host"},
     {"aten/cumsum", "f16", "libtorch 1.13 has no CPU Half cumsum; checked against torch 2.x on the GPU host"},
     {"aten/bernoulli", "f16", "libtorch 1.13 has no CPU Half bernoulli; checked against torch 2.x on the GPU host"},
+    {"aten/mish_backward", "f16", "libtorch 1.13 has no CPU Half mish_backward; checked against torch 2.x on the GPU host"},
+    {"aten/mish_backward", "bf16",
+     "libtorch 1.13 has no CPU BFloat16 mish_backward; checked against torch 2.x on the GPU host"},
+    {"aten/softplus_backward", "f16",
+     "libtorch 1.13 has no CPU Half softplus_backward; checked against torch 2.x on the GPU host"},
+    {"aten/log_sigmoid_backward", "f16",
+     "libtorch 1.13 has no CPU Half log_sigmoid_backward; checked against torch 2.x on the GPU host"},
     {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
     {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
 };
