@@ -90,7 +90,7 @@ def host_prologue(op):
     ins = ", ".join(n for n, _ in op["inputs"])
     lines.append("  const kgb_tensor* in[kInputs] = {%s};" % ins)
     for k, (name, short) in enumerate(op["inputs"]):
-        cond = op.get("needs", {}).get(short)
+        cond = op.get("drop_when", {}).get(short)
         if cond:
             lines.append("  if (%s) in[%d] = nullptr;  // not read in this mode" % (cond, k))
     lines.append("  const int32_t dtype = %s->dtype;" % out)

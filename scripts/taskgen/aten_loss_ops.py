@@ -73,7 +73,7 @@ OPS = {
         fields=[("use_noise", "int", "training && scalar_value(upper) - scalar_value(lower) > 1e-6"),
                 ("slope", "real", "(scalar_value(lower) + scalar_value(upper)) / 2")],
         # Only the tensors the mode reads are loaded: the others read as 1.
-        needs={"x": "!fields.use_noise", "r": "fields.use_noise"},
+        drop_when={"x": "fields.use_noise", "r": "!fields.use_noise"},
         body="""if (p.use_noise) return g * r;
     return x > (C)0 ? g : g * p.slope;""",
         flops=1,
