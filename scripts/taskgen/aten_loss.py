@@ -40,6 +40,7 @@ def body_for(op, lang):
     for m in MATH:
         text = re.sub(r"\b" + m + r"\(", ("v" + m.lower() + "(") if lang != "opencl" else (m.lower() + "("), text)
     text = re.sub(r"\bFABS\(", "vfabs(" if lang != "opencl" else "fabs(", text)
+    text = re.sub(r"\bRT\(([^()]*)\)", (r"T::load(T::store(\1))" if lang != "opencl" else r"LOAD(STORE(\1))"), text)
     return text
 
 
@@ -267,8 +268,6 @@ def emit_cpu(op_name, op):
     for name, kind, _ in op["fields"]:
         src += "  p.%s = %s;\n" % (name, "static_cast<C>(f.%s)" % name if kind == "real" else "f.%s" % name)
     src += "  (void)f;\n  return p;\n}\n\n"
-    src += "// The element function, in the compute type C.\ntemplate <typename C>\n"
-    src += "inline C element(%s, const Params<C>& p) {\n  (void)p;\n%s\n}\n\n" % (element_args(op), body_for(op, "cpu"))
     src += r"""struct F32 {
   using S = float; using C = float;
   static C load(S v) { return v; }
@@ -297,6 +296,9 @@ struct Space {
 };
 
 """
+    src += ("// The element function in the compute type C of the dtype's traits T (RT: round to T and back).\n"
+            "template <typename T, typename C = typename T::C>\n")
+    src += "inline C element(%s, const Params<C>& p) {\n  (void)p;\n%s\n}\n\n" % (element_args(op), body_for(op, "cpu"))
     src += SHAPE_HELPERS + "\n"
     src += r"""constexpr int kBlock = 256;     // elements per SIMD block
 constexpr int64_t kChunk = 16384;  // elements per work item along the innermost dimension
@@ -342,7 +344,7 @@ double row(typename T::S* out, const typename T::S* const* in, const int64_t* of
     for (int k = 0; k < kInputs; ++k)
       v[k] = gather<T>(in[k] ? in[k] + off[k + 1] + start * st[k + 1] : nullptr, st[k + 1], m, buf[k]);
 """
-    call = "element<C>(%s, p)" % ", ".join("v[%d][i]" % k for k in range(n_in))
+    call = "element<T>(%s, p)" % ", ".join("v[%d][i]" % k for k in range(n_in))
     src += "#pragma omp simd\n    for (int i = 0; i < m; ++i) res[i] = %s;\n" % call
     src += r"""    if (reduce) {
       double part = 0;
@@ -485,8 +487,6 @@ def emit_gpu(op_name, op, hip):
     for name, kind, _ in op["fields"]:
         src += "  p.%s = %s;\n" % (name, "static_cast<C>(f.%s)" % name if kind == "real" else "f.%s" % name)
     src += "  (void)f;\n  return p;\n}\n\n"
-    src += "template <typename C>\n__device__ __forceinline__ C element(%s, const Params<C>& p) {\n  (void)p;\n%s\n}\n\n" % (
-        element_args(op), body_for(op, lang))
     if hip:
         src += r"""struct F32 {
   using S = float; using C = float;
@@ -531,6 +531,9 @@ struct BF16 {
   __device__ static S store(C v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
 };
 """
+    src += ("\n// The element function in the compute type C of the dtype's traits T (RT: round to T and back).\n"
+            "template <typename T, typename C = typename T::C>\n__device__ __forceinline__ C element(%s, const Params<C>& p) {\n"
+            "  (void)p;\n%s\n}\n" % (element_args(op), body_for(op, lang)))
     src += r"""
 struct Space {
   int rank = 0;
@@ -573,7 +576,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_strided(Pointers<typename 
     C v[kInputs];
 #pragma unroll
     for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(ptr.in[k][off[k + 1]]) : C(1);
-    ptr.out[off[0]] = T::store(element<C>(@ARGS@, p));
+    ptr.out[off[0]] = T::store(element<T>(@ARGS@, p));
   }
 }
 
@@ -603,7 +606,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_dense(Pointers<typename T:
       C v[kInputs];
 #pragma unroll
       for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(in[k].v[j]) : C(1);
-      o.v[j] = T::store(element<C>(@ARGS@, p));
+      o.v[j] = T::store(element<T>(@ARGS@, p));
     }
     reinterpret_cast<P*>(ptr.out)[q] = o;
   }
@@ -611,7 +614,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_dense(Pointers<typename T:
     C v[kInputs];
 #pragma unroll
     for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(ptr.in[k][i]) : C(1);
-    ptr.out[i] = T::store(element<C>(@ARGS@, p));
+    ptr.out[i] = T::store(element<T>(@ARGS@, p));
   }
 }
 
@@ -671,7 +674,7 @@ __global__ void __launch_bounds__(kThreads) loss_partials(Pointers<typename T::S
 #pragma unroll
       for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(ptr.in[k][off[k + 1]]) : C(1);
     }
-    acc += T::load(T::store(element<C>(@ARGS@, p)));
+    acc += T::load(T::store(element<T>(@ARGS@, p)));
   }
   const double total = block_sum<double>(static_cast<double>(acc));
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
@@ -1184,7 +1187,7 @@ KGB_BASELINE(aten_@OP@, kKind, @OP@);
 }  // namespace kgb::opencl::plain
 """
     uses_f64 = reduce or any(kind == "real" for _, kind, _ in op["fields"])
-    src = src.replace("@F64@", "  const bool f64 = dtype == KGB_F64;\n" if uses_f64 else
+    src = src.replace("@F64@", ("  const bool f64 = dtype == KGB_F64;\n" if uses_f64 else "") +
                       ("  (void)fields;\n" if not op["fields"] else ""))
     src = src.replace("@O@", o).replace("@ND@", str(ndims)).replace("@OP@", op_name)
     return src

@@ -6,7 +6,8 @@ tensors its kernels read, the host-side parameters derived from the scalar
 arguments, and the element function. The element function is written once in
 a small C subset shared by C++, CUDA, HIP and OpenCL C: the compute type is
 `C` (float for f32/f16/bf16, double for f64), `(C)1` casts, and the math
-calls EXP, LOG, LOG1P, TANH, FABS are mapped to each language's overloads.
+calls EXP, LOG, LOG1P, TANH, FABS are mapped to each language's overloads;
+RT(x) rounds x to the tensors' dtype and back (one of ATen's rounding points).
 """
 
 # kind of entry parameter -> C declaration
@@ -83,7 +84,8 @@ OPS = {
         params=[("tensor", "self"), ("tensor", "target"), ("enum", "reduction"), ("double", "delta"), ("out", "out")],
         inputs=[("self", "x"), ("target", "y")],
         fields=[("delta", "real", "delta")],
-        body="""const C z = FABS(x - y);
+        # 16-bit: ATen's kernel computes a - b in the dtype (rounded), the rest in float.
+        body="""const C z = FABS(RT(x - y));
     return z < p.delta ? (C)0.5 * z * z : p.delta * (z - (C)0.5 * p.delta);""",
         flops=5,
         loss=True,
@@ -103,7 +105,9 @@ OPS = {
                 ("enum", "reduction"), ("out", "out")],
         inputs=[("input1", "a"), ("input2", "b"), ("target", "y")],
         fields=[("margin", "real", "margin")],
-        body="""const C v = -y * (a - b) + p.margin;
+        # ATen composes tensor ops: input1 - input2 is a tensor of the dtype (rounded),
+        # then -target * d + margin is rounded once more (clamp_min is exact).
+        body="""const C v = -y * RT(a - b) + p.margin;
     return v < (C)0 ? (C)0 : v;""",
         flops=4,
         loss=True,

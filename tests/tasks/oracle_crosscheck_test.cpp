@@ -60,6 +60,11 @@ constexpr Exception kExceptions[] = {
      "libtorch 1.13 has no CPU Half smooth_l1_loss_backward; checked against torch 2.x on the GPU host"},
     {"aten/rrelu_with_noise_backward", "f16",
      "libtorch 1.13 has no CPU Half leaky_relu_backward (the eval cases); checked against torch 2.x on the GPU host"},
+    {"aten/soft_margin_loss", "f16", "libtorch 1.13 has no CPU Half exp (exp_vml_cpu); checked against torch 2.x on the GPU host"},
+    {"aten/soft_margin_loss", "bf16",
+     "libtorch 1.13's CPU BFloat16 soft_margin_loss is several percent off (0.0532 for 0.0557 = log1p(exp(-2.86)), "
+     "where bf16 rounding between its ops explains 0.1%); checked against torch 2.x on the GPU host"},
+    {"aten/margin_ranking_loss", "f16", "libtorch 1.13 has no CPU Half clamp_min; checked against torch 2.x on the GPU host"},
     {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
     {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
 };

@@ -53,15 +53,6 @@ Params<C> params_for(const Fields& f) {
   return p;
 }
 
-// The element function, in the compute type C.
-template <typename C>
-inline C element(C g, C x, const Params<C>& p) {
-  (void)p;
-  const C z = vexp(-vfabs(x));
-  const C q = z / ((C)1 + z);
-  return x < (C)0 ? g * ((C)1 - q) : g * q;
-}
-
 struct F32 {
   using S = float; using C = float;
   static C load(S v) { return v; }
@@ -88,6 +79,15 @@ struct Space {
   int64_t size[KGB_MAX_RANK];
   int64_t st[kTensors][KGB_MAX_RANK];
 };
+
+// The element function in the compute type C of the dtype's traits T (RT: round to T and back).
+template <typename T, typename C = typename T::C>
+inline C element(C g, C x, const Params<C>& p) {
+  (void)p;
+  const C z = vexp(-vfabs(x));
+  const C q = z / ((C)1 + z);
+  return x < (C)0 ? g * ((C)1 - q) : g * q;
+}
 
 // The iteration shape: out's shape for a pointwise result, else the inputs'
 // broadcast shape (right-aligned, size-1 dimensions stretch). False if the
@@ -231,7 +231,7 @@ double row(typename T::S* out, const typename T::S* const* in, const int64_t* of
     for (int k = 0; k < kInputs; ++k)
       v[k] = gather<T>(in[k] ? in[k] + off[k + 1] + start * st[k + 1] : nullptr, st[k + 1], m, buf[k]);
 #pragma omp simd
-    for (int i = 0; i < m; ++i) res[i] = element<C>(v[0][i], v[1][i], p);
+    for (int i = 0; i < m; ++i) res[i] = element<T>(v[0][i], v[1][i], p);
     if (reduce) {
       double part = 0;
 #pragma omp simd reduction(+ : part)

@@ -42,13 +42,6 @@ Params<C> params_for(const Fields& f) {
   return p;
 }
 
-template <typename C>
-__device__ __forceinline__ C element(C g, C x, C r, const Params<C>& p) {
-  (void)p;
-  if (p.use_noise) return g * r;
-  return x > (C)0 ? g : g * p.slope;
-}
-
 struct F32 {
   using S = float; using C = float;
   __device__ static C load(S v) { return v; }
@@ -69,6 +62,14 @@ struct BF16 {
   __device__ static C load(S v) { return __bfloat162float(__ushort_as_bfloat16(v)); }
   __device__ static S store(C v) { return __bfloat16_as_ushort(__float2bfloat16_rn(v)); }
 };
+
+// The element function in the compute type C of the dtype's traits T (RT: round to T and back).
+template <typename T, typename C = typename T::C>
+__device__ __forceinline__ C element(C g, C x, C r, const Params<C>& p) {
+  (void)p;
+  if (p.use_noise) return g * r;
+  return x > (C)0 ? g : g * p.slope;
+}
 
 struct Space {
   int rank = 0;
@@ -205,7 +206,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_strided(Pointers<typename 
     C v[kInputs];
 #pragma unroll
     for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(ptr.in[k][off[k + 1]]) : C(1);
-    ptr.out[off[0]] = T::store(element<C>(v[0], v[1], v[2], p));
+    ptr.out[off[0]] = T::store(element<T>(v[0], v[1], v[2], p));
   }
 }
 
@@ -235,7 +236,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_dense(Pointers<typename T:
       C v[kInputs];
 #pragma unroll
       for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(in[k].v[j]) : C(1);
-      o.v[j] = T::store(element<C>(v[0], v[1], v[2], p));
+      o.v[j] = T::store(element<T>(v[0], v[1], v[2], p));
     }
     reinterpret_cast<P*>(ptr.out)[q] = o;
   }
@@ -243,7 +244,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_dense(Pointers<typename T:
     C v[kInputs];
 #pragma unroll
     for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(ptr.in[k][i]) : C(1);
-    ptr.out[i] = T::store(element<C>(v[0], v[1], v[2], p));
+    ptr.out[i] = T::store(element<T>(v[0], v[1], v[2], p));
   }
 }
 

@@ -43,13 +43,6 @@ Params<C> params_for(const Fields& f) {
   return p;
 }
 
-template <typename C>
-__device__ __forceinline__ C element(C g, C x, C r, const Params<C>& p) {
-  (void)p;
-  if (p.use_noise) return g * r;
-  return x > (C)0 ? g : g * p.slope;
-}
-
 struct F32 {
   using S = float; using C = float;
   __device__ static C load(S v) { return v; }
@@ -70,6 +63,14 @@ struct BF16 {
   __device__ static C load(S v) { return kgb_bf16_to_float(v); }
   __device__ static S store(C v) { return kgb_float_to_bf16(v); }
 };
+
+// The element function in the compute type C of the dtype's traits T (RT: round to T and back).
+template <typename T, typename C = typename T::C>
+__device__ __forceinline__ C element(C g, C x, C r, const Params<C>& p) {
+  (void)p;
+  if (p.use_noise) return g * r;
+  return x > (C)0 ? g : g * p.slope;
+}
 
 struct Space {
   int rank = 0;
@@ -206,7 +207,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_strided(Pointers<typename 
     C v[kInputs];
 #pragma unroll
     for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(ptr.in[k][off[k + 1]]) : C(1);
-    ptr.out[off[0]] = T::store(element<C>(v[0], v[1], v[2], p));
+    ptr.out[off[0]] = T::store(element<T>(v[0], v[1], v[2], p));
   }
 }
 
@@ -236,7 +237,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_dense(Pointers<typename T:
       C v[kInputs];
 #pragma unroll
       for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(in[k].v[j]) : C(1);
-      o.v[j] = T::store(element<C>(v[0], v[1], v[2], p));
+      o.v[j] = T::store(element<T>(v[0], v[1], v[2], p));
     }
     reinterpret_cast<P*>(ptr.out)[q] = o;
   }
@@ -244,7 +245,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_dense(Pointers<typename T:
     C v[kInputs];
 #pragma unroll
     for (int k = 0; k < kInputs; ++k) v[k] = ptr.in[k] ? T::load(ptr.in[k][i]) : C(1);
-    ptr.out[i] = T::store(element<C>(v[0], v[1], v[2], p));
+    ptr.out[i] = T::store(element<T>(v[0], v[1], v[2], p));
   }
 }
 

@@ -44,15 +44,6 @@ Params<C> params_for(const Fields& f) {
   return p;
 }
 
-// The element function, in the compute type C.
-template <typename C>
-inline C element(C g, C x, C y, const Params<C>& p) {
-  (void)p;
-  const C d = x - y;
-  if (p.beta <= (C)0) return d > (C)0 ? p.norm * g : (d < (C)0 ? -(p.norm * g) : (C)0 * g);
-  return d < -p.beta ? -(p.norm * g) : (d > p.beta ? p.norm * g : p.norm * d * g / p.beta);
-}
-
 struct F32 {
   using S = float; using C = float;
   static C load(S v) { return v; }
@@ -79,6 +70,15 @@ struct Space {
   int64_t size[KGB_MAX_RANK];
   int64_t st[kTensors][KGB_MAX_RANK];
 };
+
+// The element function in the compute type C of the dtype's traits T (RT: round to T and back).
+template <typename T, typename C = typename T::C>
+inline C element(C g, C x, C y, const Params<C>& p) {
+  (void)p;
+  const C d = x - y;
+  if (p.beta <= (C)0) return d > (C)0 ? p.norm * g : (d < (C)0 ? -(p.norm * g) : (C)0 * g);
+  return d < -p.beta ? -(p.norm * g) : (d > p.beta ? p.norm * g : p.norm * d * g / p.beta);
+}
 
 // The iteration shape: out's shape for a pointwise result, else the inputs'
 // broadcast shape (right-aligned, size-1 dimensions stretch). False if the
@@ -222,7 +222,7 @@ double row(typename T::S* out, const typename T::S* const* in, const int64_t* of
     for (int k = 0; k < kInputs; ++k)
       v[k] = gather<T>(in[k] ? in[k] + off[k + 1] + start * st[k + 1] : nullptr, st[k + 1], m, buf[k]);
 #pragma omp simd
-    for (int i = 0; i < m; ++i) res[i] = element<C>(v[0][i], v[1][i], v[2][i], p);
+    for (int i = 0; i < m; ++i) res[i] = element<T>(v[0][i], v[1][i], v[2][i], p);
     if (reduce) {
       double part = 0;
 #pragma omp simd reduction(+ : part)
