@@ -7,7 +7,8 @@ arguments, and the element function. The element function is written once in
 a small C subset shared by C++, CUDA, HIP and OpenCL C: the compute type is
 `C` (float for f32/f16/bf16, double for f64), `(C)1` casts, and the math
 calls EXP, LOG, LOG1P, TANH, FABS are mapped to each language's overloads;
-RT(x) rounds x to the tensors' dtype and back (one of ATen's rounding points).
+RT(x) rounds x to the tensors' dtype and back (one of ATen's rounding points);
+SELECT(c, a, b) is c ? a : b, branch-free on the CPU (ops with math calls use it).
 """
 
 # kind of entry parameter -> C declaration
@@ -42,7 +43,7 @@ OPS = {
         fields=[("beta", "real", "scalar_value(beta)"), ("threshold", "real", "scalar_value(threshold)")],
         body="""const C bx = x * p.beta;
     const C z = EXP(bx);
-    return bx > p.threshold ? g : g * z / (z + (C)1);""",
+    return SELECT(bx > p.threshold, g, g * z / (z + (C)1));""",
         flops=6,
     ),
     "log_sigmoid_backward": dict(
@@ -52,7 +53,7 @@ OPS = {
         fields=[],
         body="""const C z = EXP(-FABS(x));
     const C q = z / ((C)1 + z);
-    return x < (C)0 ? g * ((C)1 - q) : g * q;""",
+    return g * SELECT(x < (C)0, (C)1 - q, q);""",
         flops=6,
     ),
     "smooth_l1_loss_backward": dict(
@@ -119,7 +120,7 @@ OPS = {
         inputs=[("self", "x"), ("target", "t"), ("weight", "w"), ("pos_weight", "pw")],
         fields=[],
         # log(1 + exp(-x)) = m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0): no overflow.
-        body="""const C m = x < (C)0 ? -x : (C)0;
+        body="""const C m = SELECT(x < (C)0, -x, (C)0);
     const C softplus_neg = m + LOG(EXP(-m) + EXP(-x - m));
     const C log_weight = (C)1 + (pw - (C)1) * t;
     return w * (((C)1 - t) * x + log_weight * softplus_neg);""",

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -36,7 +37,6 @@ double log(double);
 
 namespace {
 
-
 constexpr int kInputs = 4;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
 
@@ -44,6 +44,28 @@ inline float vexp(float v) { return expf(v); }
 inline double vexp(double v) { return exp(v); }
 inline float vlog(float v) { return logf(v); }
 inline double vlog(double v) { return log(v); }
+// Branch-free select: a conditional next to the vector math calls stops GCC's
+// if-conversion, and with it the vectoriser (the loop would call scalar expf).
+inline float vselect(bool c, float a, float b) {
+  uint32_t ia, ib;
+  memcpy(&ia, &a, sizeof ia);
+  memcpy(&ib, &b, sizeof ib);
+  const uint32_t m = 0u - static_cast<uint32_t>(c);
+  const uint32_t r = (ia & m) | (ib & ~m);
+  float out;
+  memcpy(&out, &r, sizeof out);
+  return out;
+}
+inline double vselect(bool c, double a, double b) {
+  uint64_t ia, ib;
+  memcpy(&ia, &a, sizeof ia);
+  memcpy(&ib, &b, sizeof ib);
+  const uint64_t m = 0u - static_cast<uint64_t>(c);
+  const uint64_t r = (ia & m) | (ib & ~m);
+  double out;
+  memcpy(&out, &r, sizeof out);
+  return out;
+}
 
 // Host-side values of the scalar arguments, and the same in the compute type.
 struct Fields {
@@ -91,7 +113,7 @@ struct Space {
 template <typename T, typename C = typename T::C>
 inline C element(C x, C t, C w, C pw, const Params<C>& p) {
   (void)p;
-  const C m = x < (C)0 ? -x : (C)0;
+  const C m = vselect(x < (C)0, -x, (C)0);
   const C softplus_neg = m + vlog(vexp(-m) + vexp(-x - m));
   const C log_weight = (C)1 + (pw - (C)1) * t;
   return w * (((C)1 - t) * x + log_weight * softplus_neg);

@@ -20,7 +20,6 @@
 
 namespace {
 
-
 constexpr int kInputs = 4;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
 constexpr int kThreads = 256;
@@ -29,6 +28,8 @@ __device__ __forceinline__ float vexp(float v) { return expf(v); }
 __device__ __forceinline__ double vexp(double v) { return exp(v); }
 __device__ __forceinline__ float vlog(float v) { return logf(v); }
 __device__ __forceinline__ double vlog(double v) { return log(v); }
+template <typename C>
+__device__ __forceinline__ C vselect(bool c, C a, C b) { return c ? a : b; }
 
 // Host-side values of the scalar arguments, and the same in the compute type.
 struct Fields {
@@ -70,7 +71,7 @@ struct BF16 {
 template <typename T, typename C = typename T::C>
 __device__ __forceinline__ C element(C x, C t, C w, C pw, const Params<C>& p) {
   (void)p;
-  const C m = x < (C)0 ? -x : (C)0;
+  const C m = vselect(x < (C)0, -x, (C)0);
   const C softplus_neg = m + vlog(vexp(-m) + vexp(-x - m));
   const C log_weight = (C)1 + (pw - (C)1) * t;
   return w * (((C)1 - t) * x + log_weight * softplus_neg);

@@ -45,8 +45,9 @@ typedef float S; typedef float C;
 
 typedef struct { long size[8]; long st[KGB_TENSORS][8]; } Space;
 
+#define vselect(c, a, b) ((c) ? (a) : (b))
 C element(C x, C t, C w, C pw) {
-  const C m = x < (C)0 ? -x : (C)0;
+  const C m = vselect(x < (C)0, -x, (C)0);
   const C softplus_neg = m + log(exp(-m) + exp(-x - m));
   const C log_weight = (C)1 + (pw - (C)1) * t;
   return w * (((C)1 - t) * x + log_weight * softplus_neg);
@@ -256,7 +257,7 @@ cl_int set_inputs(kgb_stream stream, cl_kernel k, cl_uint index, const kgb_tenso
 // The scalar fields in the compute type (float, or double for f64), from `index` on.
 cl_int set_fields(cl_kernel k, cl_uint index, const Fields& f, bool f64) {
   cl_int err = CL_SUCCESS;
-  (void)k; (void)index; (void)f; (void)f64;
+  (void)k; (void)index; (void)f; (void)f64;  // no scalar arguments
   return err;
 }
 

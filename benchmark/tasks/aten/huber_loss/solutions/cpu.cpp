@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -21,7 +22,6 @@
 #include "kgb_kernel.h"
 
 namespace {
-
 
 constexpr int kInputs = 2;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
@@ -41,7 +41,6 @@ template <typename C>
 Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.delta = static_cast<C>(f.delta);
-  (void)f;
   return p;
 }
 
@@ -75,7 +74,6 @@ struct Space {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 inline C element(C x, C y, const Params<C>& p) {
-  (void)p;
   const C z = vfabs(T::load(T::store(x - y)));
   return z < p.delta ? (C)0.5 * z * z : p.delta * (z - (C)0.5 * p.delta);
 }

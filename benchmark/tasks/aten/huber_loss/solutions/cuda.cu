@@ -19,7 +19,6 @@
 
 namespace {
 
-
 constexpr int kInputs = 2;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
 constexpr int kThreads = 256;
@@ -39,7 +38,6 @@ template <typename C>
 Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.delta = static_cast<C>(f.delta);
-  (void)f;
   return p;
 }
 
@@ -67,7 +65,6 @@ struct BF16 {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 __device__ __forceinline__ C element(C x, C y, const Params<C>& p) {
-  (void)p;
   const C z = vfabs(T::load(T::store(x - y)));
   return z < p.delta ? (C)0.5 * z * z : p.delta * (z - (C)0.5 * p.delta);
 }

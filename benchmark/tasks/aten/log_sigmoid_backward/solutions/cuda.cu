@@ -15,13 +15,14 @@
 
 namespace {
 
-
 constexpr int kInputs = 2;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
 constexpr int kThreads = 256;
 
 __device__ __forceinline__ float vexp(float v) { return expf(v); }
 __device__ __forceinline__ double vexp(double v) { return exp(v); }
+template <typename C>
+__device__ __forceinline__ C vselect(bool c, C a, C b) { return c ? a : b; }
 __device__ __forceinline__ float vfabs(float v) { return fabsf(v); }
 __device__ __forceinline__ double vfabs(double v) { return fabs(v); }
 
@@ -67,7 +68,7 @@ __device__ __forceinline__ C element(C g, C x, const Params<C>& p) {
   (void)p;
   const C z = vexp(-vfabs(x));
   const C q = z / ((C)1 + z);
-  return x < (C)0 ? g * ((C)1 - q) : g * q;
+  return g * vselect(x < (C)0, (C)1 - q, q);
 }
 
 struct Space {

@@ -42,10 +42,11 @@ typedef float S; typedef float C;
 
 typedef struct { long size[8]; long st[KGB_TENSORS][8]; } Space;
 
+#define vselect(c, a, b) ((c) ? (a) : (b))
 C element(C g, C x) {
   const C z = exp(-fabs(x));
   const C q = z / ((C)1 + z);
-  return x < (C)0 ? g * ((C)1 - q) : g * q;
+  return g * vselect(x < (C)0, (C)1 - q, q);
 }
 
 void offsets(const Space* g, int rank, long i, long* o) {
@@ -214,7 +215,7 @@ cl_int set_inputs(kgb_stream stream, cl_kernel k, cl_uint index, const kgb_tenso
 // The scalar fields in the compute type (float, or double for f64), from `index` on.
 cl_int set_fields(cl_kernel k, cl_uint index, const Fields& f, bool f64) {
   cl_int err = CL_SUCCESS;
-  (void)k; (void)index; (void)f; (void)f64;
+  (void)k; (void)index; (void)f; (void)f64;  // no scalar arguments
   return err;
 }
 

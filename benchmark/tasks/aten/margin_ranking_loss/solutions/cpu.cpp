@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -21,7 +22,6 @@
 #include "kgb_kernel.h"
 
 namespace {
-
 
 constexpr int kInputs = 3;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
@@ -39,7 +39,6 @@ template <typename C>
 Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.margin = static_cast<C>(f.margin);
-  (void)f;
   return p;
 }
 
@@ -73,7 +72,6 @@ struct Space {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 inline C element(C a, C b, C y, const Params<C>& p) {
-  (void)p;
   const C v = -y * T::load(T::store(a - b)) + p.margin;
   return v < (C)0 ? (C)0 : v;
 }

@@ -20,7 +20,6 @@
 
 namespace {
 
-
 constexpr int kInputs = 3;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
 constexpr int kThreads = 256;
@@ -38,7 +37,6 @@ template <typename C>
 Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.margin = static_cast<C>(f.margin);
-  (void)f;
   return p;
 }
 
@@ -66,7 +64,6 @@ struct BF16 {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 __device__ __forceinline__ C element(C a, C b, C y, const Params<C>& p) {
-  (void)p;
   const C v = -y * T::load(T::store(a - b)) + p.margin;
   return v < (C)0 ? (C)0 : v;
 }

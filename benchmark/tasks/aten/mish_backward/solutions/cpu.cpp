@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -36,7 +37,6 @@ double tanh(double);
 #endif
 
 namespace {
-
 
 constexpr int kInputs = 2;
 constexpr int kTensors = kInputs + 1;  // [0] is the output

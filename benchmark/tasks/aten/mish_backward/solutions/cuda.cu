@@ -15,7 +15,6 @@
 
 namespace {
 
-
 constexpr int kInputs = 2;
 constexpr int kTensors = kInputs + 1;  // [0] is the output
 constexpr int kThreads = 256;

@@ -215,7 +215,7 @@ cl_int set_inputs(kgb_stream stream, cl_kernel k, cl_uint index, const kgb_tenso
 // The scalar fields in the compute type (float, or double for f64), from `index` on.
 cl_int set_fields(cl_kernel k, cl_uint index, const Fields& f, bool f64) {
   cl_int err = CL_SUCCESS;
-  (void)k; (void)index; (void)f; (void)f64;
+  (void)k; (void)index; (void)f; (void)f64;  // no scalar arguments
   return err;
 }
 

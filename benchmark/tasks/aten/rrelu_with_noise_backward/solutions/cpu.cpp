@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -41,7 +42,6 @@ Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.use_noise = f.use_noise;
   p.slope = static_cast<C>(f.slope);
-  (void)f;
   return p;
 }
 
@@ -75,7 +75,6 @@ struct Space {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 inline C element(C g, C x, C r, const Params<C>& p) {
-  (void)p;
   if (p.use_noise) return g * r;
   return x > (C)0 ? g : g * p.slope;
 }

@@ -39,7 +39,6 @@ Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.use_noise = f.use_noise;
   p.slope = static_cast<C>(f.slope);
-  (void)f;
   return p;
 }
 
@@ -67,7 +66,6 @@ struct BF16 {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 __device__ __forceinline__ C element(C g, C x, C r, const Params<C>& p) {
-  (void)p;
   if (p.use_noise) return g * r;
   return x > (C)0 ? g : g * p.slope;
 }

@@ -216,7 +216,6 @@ cl_int set_inputs(kgb_stream stream, cl_kernel k, cl_uint index, const kgb_tenso
 // The scalar fields in the compute type (float, or double for f64), from `index` on.
 cl_int set_fields(cl_kernel k, cl_uint index, const Fields& f, bool f64) {
   cl_int err = CL_SUCCESS;
-  (void)k; (void)index; (void)f; (void)f64;
   { const cl_int v = f.use_noise; err |= clSetKernelArg(k, index + 0, sizeof v, &v); }
   if (f64) { const cl_double v = f.slope; err |= clSetKernelArg(k, index + 1, sizeof v, &v); }
   else { const cl_float v = static_cast<cl_float>(f.slope); err |= clSetKernelArg(k, index + 1, sizeof v, &v); }

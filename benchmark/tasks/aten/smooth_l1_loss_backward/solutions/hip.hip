@@ -38,7 +38,6 @@ Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.norm = static_cast<C>(f.norm);
   p.beta = static_cast<C>(f.beta);
-  (void)f;
   return p;
 }
 
@@ -66,7 +65,6 @@ struct BF16 {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 __device__ __forceinline__ C element(C g, C x, C y, const Params<C>& p) {
-  (void)p;
   const C d = x - y;
   if (p.beta <= (C)0) return d > (C)0 ? p.norm * g : (d < (C)0 ? -(p.norm * g) : (C)0 * g);
   return d < -p.beta ? -(p.norm * g) : (d > p.beta ? p.norm * g : p.norm * d * g / p.beta);

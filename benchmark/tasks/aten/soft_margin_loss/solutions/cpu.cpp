@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -35,7 +36,6 @@ double log1p(double);
 #endif
 
 namespace {
-
 
 constexpr int kInputs = 2;
 constexpr int kTensors = kInputs + 1;  // [0] is the output

@@ -25,6 +25,8 @@ constexpr int kThreads = 256;
 
 __device__ __forceinline__ float vexp(float v) { return expf(v); }
 __device__ __forceinline__ double vexp(double v) { return exp(v); }
+template <typename C>
+__device__ __forceinline__ C vselect(bool c, C a, C b) { return c ? a : b; }
 
 // Host-side values of the scalar arguments, and the same in the compute type.
 struct Fields {
@@ -41,7 +43,6 @@ Params<C> params_for(const Fields& f) {
   Params<C> p{};
   p.beta = static_cast<C>(f.beta);
   p.threshold = static_cast<C>(f.threshold);
-  (void)f;
   return p;
 }
 
@@ -69,10 +70,9 @@ struct BF16 {
 // The element function in the compute type C of the dtype's traits T (RT: round to T and back).
 template <typename T, typename C = typename T::C>
 __device__ __forceinline__ C element(C g, C x, const Params<C>& p) {
-  (void)p;
   const C bx = x * p.beta;
   const C z = vexp(bx);
-  return bx > p.threshold ? g : g * z / (z + (C)1);
+  return vselect(bx > p.threshold, g, g * z / (z + (C)1));
 }
 
 struct Space {

@@ -42,10 +42,11 @@ typedef float S; typedef float C;
 
 typedef struct { long size[8]; long st[KGB_TENSORS][8]; } Space;
 
+#define vselect(c, a, b) ((c) ? (a) : (b))
 C element(C g, C x, C beta, C threshold) {
   const C bx = x * beta;
   const C z = exp(bx);
-  return bx > threshold ? g : g * z / (z + (C)1);
+  return vselect(bx > threshold, g, g * z / (z + (C)1));
 }
 
 void offsets(const Space* g, int rank, long i, long* o) {
@@ -217,7 +218,6 @@ cl_int set_inputs(kgb_stream stream, cl_kernel k, cl_uint index, const kgb_tenso
 // The scalar fields in the compute type (float, or double for f64), from `index` on.
 cl_int set_fields(cl_kernel k, cl_uint index, const Fields& f, bool f64) {
   cl_int err = CL_SUCCESS;
-  (void)k; (void)index; (void)f; (void)f64;
   if (f64) { const cl_double v = f.beta; err |= clSetKernelArg(k, index + 0, sizeof v, &v); }
   else { const cl_float v = static_cast<cl_float>(f.beta); err |= clSetKernelArg(k, index + 0, sizeof v, &v); }
   if (f64) { const cl_double v = f.threshold; err |= clSetKernelArg(k, index + 1, sizeof v, &v); }
