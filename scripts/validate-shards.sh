@@ -3,8 +3,10 @@
 # tasks matching the globs (default: all) in SHARDS concurrent processes, the
 # tables printed in shard order. Compiles and reference builds of one shard
 # overlap those of the others; on a GPU host the timed loops of two shards can
-# overlap too, so SHARDS=1 gives the figures of record. Exit status: 1 when
-# any shard failed.
+# overlap too, so SHARDS=1 gives the figures of record. KGB_VALIDATE_ARGS adds
+# options to every kgb validate (e.g. "--no-time"). Stopped (TERM, a time
+# limit), it still prints what each shard wrote so far. Exit status: 1 when any
+# shard failed.
 set -uo pipefail
 KGB=$1 PLATFORM=$2 SHARDS=$3 GLOBS=${4:-*}
 IFS=, read -ra patterns <<<"$GLOBS"
@@ -17,16 +19,21 @@ while read -r id _; do
   done
 done < <("$KGB" tasks 2>/dev/null)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 pids=()
+print_shards() {
+  for ((s = 0; s < SHARDS; s++)); do [ -f "$tmp/$s" ] && cat "$tmp/$s"; done
+  rm -rf "$tmp"
+}
+trap 'kill "${pids[@]}" 2>/dev/null; print_shards; exit 124' TERM INT
+read -ra extra <<<"${KGB_VALIDATE_ARGS:-}"
 for ((s = 0; s < SHARDS; s++)); do
   mine=()
   for ((i = s; i < ${#ids[@]}; i += SHARDS)); do mine+=("${ids[i]}"); done
   [ ${#mine[@]} -eq 0 ] && continue
-  (IFS=,; exec "$KGB" validate --platform "$PLATFORM" --time-budget 0.5 --tasks "${mine[*]}") >"$tmp/$s" 2>&1 &
+  (IFS=,; exec "$KGB" validate --platform "$PLATFORM" --time-budget 0.5 "${extra[@]}" --tasks "${mine[*]}") >"$tmp/$s" 2>&1 &
   pids+=($!)
 done
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
-for ((s = 0; s < SHARDS; s++)); do [ -f "$tmp/$s" ] && cat "$tmp/$s"; done
+print_shards
 exit $rc

@@ -56,6 +56,7 @@ constexpr Exception kExceptions[] = {
     {"aten/cumsum", "f16", "libtorch 1.13 has no CPU Half cumsum; checked against torch 2.x on the GPU host"},
     {"aten/floor", "f16", "libtorch 1.13 has no CPU Half floor (floor_vml_cpu); checked against torch 2.x on the GPU host"},
     {"aten/bernoulli", "f16", "libtorch 1.13 has no CPU Half bernoulli; checked against torch 2.x on the GPU host"},
+<<<<<<< HEAD
     {"aten/acosh", "f16", "libtorch 1.13 has no CPU Half acosh kernel; checked against torch 2.x on the GPU host"},
     {"aten/asin", "f16", "libtorch 1.13 has no CPU Half asin kernel; checked against torch 2.x on the GPU host"},
     {"aten/cos", "f16", "libtorch 1.13 has no CPU Half cos kernel; checked against torch 2.x on the GPU host"},
@@ -77,6 +78,30 @@ constexpr Exception kExceptions[] = {
      "near x = 0.5); the task computes in float as ATen's CUDA kernel does; checked against torch 2.x on the GPU host"},
     {"aten/logaddexp2", "f16", "libtorch 1.13 has no CPU Half logaddexp2; checked against torch 2.x on the GPU host"},
     {"aten/prelu", "f16", "libtorch 1.13 has no CPU Half prelu; checked against torch 2.x on the GPU host"},
+=======
+    {"aten/mish_backward", "f16", "libtorch 1.13 has no CPU Half mish_backward; checked against torch 2.x on the GPU host"},
+    {"aten/mish_backward", "bf16",
+     "libtorch 1.13 has no CPU BFloat16 mish_backward; checked against torch 2.x on the GPU host"},
+    {"aten/softplus_backward", "f16",
+     "libtorch 1.13 has no CPU Half softplus_backward; checked against torch 2.x on the GPU host"},
+    {"aten/log_sigmoid_backward", "f16",
+     "libtorch 1.13 has no CPU Half log_sigmoid_backward; checked against torch 2.x on the GPU host"},
+    {"aten/smooth_l1_loss_backward", "f16",
+     "libtorch 1.13 has no CPU Half smooth_l1_loss_backward; checked against torch 2.x on the GPU host"},
+    {"aten/rrelu_with_noise_backward", "f16",
+     "libtorch 1.13 has no CPU Half leaky_relu_backward (the eval cases); checked against torch 2.x on the GPU host"},
+    {"aten/soft_margin_loss", "f16", "libtorch 1.13 has no CPU Half exp (exp_vml_cpu); checked against torch 2.x on the GPU host"},
+    {"aten/soft_margin_loss", "bf16",
+     "libtorch 1.13's CPU BFloat16 soft_margin_loss is several percent off (0.0532 for 0.0557 = log1p(exp(-2.86)), "
+     "where bf16 rounding between its ops explains 0.1%); checked against torch 2.x on the GPU host"},
+    {"aten/margin_ranking_loss", "f16", "libtorch 1.13 has no CPU Half clamp_min; checked against torch 2.x on the GPU host"},
+    {"aten/binary_cross_entropy_with_logits", "f16",
+     "libtorch 1.13 has no CPU Half clamp_min; checked against torch 2.x on the GPU host"},
+    {"aten/binary_cross_entropy_with_logits", "bf16",
+     "libtorch composes this loss from several tensor ops, each rounded to bf16 (2-6% of elements differ by up to "
+     "a few percent in 1.13, under cancellation of (1 - t) * x against log(1 + exp(-x))); the task rounds once, as a "
+     "fused kernel does"},
+>>>>>>> aten_loss
     {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
     {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
 };

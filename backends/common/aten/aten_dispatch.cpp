@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace kgb::aten_dispatch {
@@ -186,6 +187,7 @@ std::vector<c10::OperatorHandle> overloads_of(const std::string& name) {
   return cache.emplace(name, found).first->second;
 }
 
+<<<<<<< HEAD
 // The TensorOptions keywords of factory functions (zeros, full, arange,
 // ones_like, ...). Their out= variants drop them: the out tensor already has
 // the dtype, layout and device they would choose.
@@ -193,6 +195,19 @@ bool is_tensor_option(const c10::Argument& a) {
   static const char* const names[] = {"dtype", "layout", "device", "pin_memory"};
   return a.kwarg_only() && is_optional(a.type()) &&
          std::any_of(std::begin(names), std::end(names), [&](const char* n) { return a.name() == n; });
+=======
+// Functional schemas whose out= variant failed once (see call_operator).
+std::mutex refused_mutex;
+std::set<std::string> refused_out_variants;
+std::string schema_key(const c10::FunctionSchema& s) { return s.name() + "." + s.overload_name(); }
+bool out_variant_refused(const c10::FunctionSchema& functional) {
+  std::lock_guard lock(refused_mutex);
+  return refused_out_variants.count(schema_key(functional)) > 0;
+}
+void refuse_out_variant(const c10::FunctionSchema& functional) {
+  std::lock_guard lock(refused_mutex);
+  refused_out_variants.insert(schema_key(functional));
+>>>>>>> aten_loss
 }
 
 // The out= variant of a functional schema: the same arguments by name, plus
@@ -387,7 +402,7 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
   }
   c10::OperatorHandle op = *functional;
   bool out_call = false;
-  if (needs_results) {
+  if (needs_results && !out_variant_refused(fs)) {
     if (auto out = out_variant(fs)) {
       bool all_ours = true;
       for (const auto& a : out->schema().arguments())
@@ -442,6 +457,15 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
   try {
     op.callBoxed(&stack);
   } catch (const std::exception& e) {
+    // Some out= kernels resize their output on the way (libtorch 1.13's
+    // soft_margin_loss_out writes the elementwise loss into `out` before
+    // reducing it), which our fixed storage refuses. The functional overload,
+    // its result copied into our outputs, computes the same: it is used from
+    // then on for this operator.
+    if (out_call) {
+      refuse_out_variant(fs);
+      return call_operator(entry, args, nargs, device);
+    }
     return fail(KGB_ERR_INVALID, std::string(schema.name()) + "." + schema.overload_name() + " failed: " + e.what());
   }
   result.message = schema.name() + (schema.overload_name().empty() ? "" : "." + schema.overload_name());
