@@ -56,7 +56,6 @@ constexpr Exception kExceptions[] = {
     {"aten/cumsum", "f16", "libtorch 1.13 has no CPU Half cumsum; checked against torch 2.x on the GPU host"},
     {"aten/floor", "f16", "libtorch 1.13 has no CPU Half floor (floor_vml_cpu); checked against torch 2.x on the GPU host"},
     {"aten/bernoulli", "f16", "libtorch 1.13 has no CPU Half bernoulli; checked against torch 2.x on the GPU host"},
-<<<<<<< HEAD
     {"aten/acosh", "f16", "libtorch 1.13 has no CPU Half acosh kernel; checked against torch 2.x on the GPU host"},
     {"aten/asin", "f16", "libtorch 1.13 has no CPU Half asin kernel; checked against torch 2.x on the GPU host"},
     {"aten/cos", "f16", "libtorch 1.13 has no CPU Half cos kernel; checked against torch 2.x on the GPU host"},
@@ -78,7 +77,6 @@ constexpr Exception kExceptions[] = {
      "near x = 0.5); the task computes in float as ATen's CUDA kernel does; checked against torch 2.x on the GPU host"},
     {"aten/logaddexp2", "f16", "libtorch 1.13 has no CPU Half logaddexp2; checked against torch 2.x on the GPU host"},
     {"aten/prelu", "f16", "libtorch 1.13 has no CPU Half prelu; checked against torch 2.x on the GPU host"},
-=======
     {"aten/mish_backward", "f16", "libtorch 1.13 has no CPU Half mish_backward; checked against torch 2.x on the GPU host"},
     {"aten/mish_backward", "bf16",
      "libtorch 1.13 has no CPU BFloat16 mish_backward; checked against torch 2.x on the GPU host"},
@@ -101,7 +99,6 @@ constexpr Exception kExceptions[] = {
      "libtorch composes this loss from several tensor ops, each rounded to bf16 (2-6% of elements differ by up to "
      "a few percent in 1.13, under cancellation of (1 - t) * x against log(1 + exp(-x))); the task rounds once, as a "
      "fused kernel does"},
->>>>>>> aten_loss
     {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
     {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
 };

@@ -187,7 +187,6 @@ std::vector<c10::OperatorHandle> overloads_of(const std::string& name) {
   return cache.emplace(name, found).first->second;
 }
 
-<<<<<<< HEAD
 // The TensorOptions keywords of factory functions (zeros, full, arange,
 // ones_like, ...). Their out= variants drop them: the out tensor already has
 // the dtype, layout and device they would choose.
@@ -195,7 +194,8 @@ bool is_tensor_option(const c10::Argument& a) {
   static const char* const names[] = {"dtype", "layout", "device", "pin_memory"};
   return a.kwarg_only() && is_optional(a.type()) &&
          std::any_of(std::begin(names), std::end(names), [&](const char* n) { return a.name() == n; });
-=======
+}
+
 // Functional schemas whose out= variant failed once (see call_operator).
 std::mutex refused_mutex;
 std::set<std::string> refused_out_variants;
@@ -207,7 +207,6 @@ bool out_variant_refused(const c10::FunctionSchema& functional) {
 void refuse_out_variant(const c10::FunctionSchema& functional) {
   std::lock_guard lock(refused_mutex);
   refused_out_variants.insert(schema_key(functional));
->>>>>>> aten_loss
 }
 
 // The out= variant of a functional schema: the same arguments by name, plus
