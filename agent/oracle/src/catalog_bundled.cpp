@@ -41,7 +41,7 @@ class BundledCatalog final : public SolutionCatalog {
     for (const Param& p : task->second.params) {
       const char* kind = nullptr;
       if (p.kind == ParamKind::ScalarOutput) kind = "scalar";
-      else if (p.is_written() && p.role == TensorRole::View) kind = p.kind == ParamKind::Tensor ? "view" : nullptr;
+      else if (p.is_written() && p.role == TensorRole::View) kind = p.kind == ParamKind::Tensor ? "view" : "view_list";
       else if (p.is_written() && p.role != TensorRole::Scratch) kind = p.kind == ParamKind::Tensor ? "tensor" : "list";
       if (!kind) continue;
       target.outputs.push_back(p.name);

@@ -276,6 +276,11 @@ kgb::Result<Mutation> inject_wrong_result(const KernelTarget& target) {
   const std::string stream_arg = gpu ? ", " + names.back() : "";
   if (kind == "list") {
     m.source += "  if (" + out + "->count > 0) kgb_oracle_perturb(" + out + "->items[0], " + every + stream_arg + ");\n";
+  } else if (kind == "view_list") {  // a list of views: the first item's metadata
+    m.source += "  if (" + out + "->count > 0) {\n";
+    m.source += "    kgb_tensor* first = " + out + "->items[0];\n";
+    m.source += "    first->data = (char*)first->data + kgb_dtype_size(first->dtype);\n";
+    m.source += "    first->storage_offset += 1;\n  }\n";
   } else if (kind == "view") {
     m.source += "  " + out + "->data = (char*)" + out + "->data + kgb_dtype_size(" + out + "->dtype);\n";
     m.source += "  " + out + "->storage_offset += 1;\n";
