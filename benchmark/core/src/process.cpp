@@ -24,22 +24,28 @@
 namespace kgb {
 namespace {
 
-// Started as root, each isolated child runs as an unprivileged uid of its own,
-// drawn from a range no distribution hands out (above the 16-bit ids, the
-// systemd dynamic users and the usual subordinate-id ranges). RLIMIT_NPROC
-// counts a uid's processes and threads machine-wide: with one shared uid
-// ("nobody"), a fork bomb, or a few concurrent candidates with OpenMP and PoCL
-// thread pools, used up the limit of every other evaluation running beside it
-// (PoCL then starts no device threads and reports no device). Two concurrent
-// children share a uid only by a 1-in-2^20 draw.
+// Started as root, each isolated child runs as an unprivileged uid drawn from
+// a range no distribution hands out (above the 16-bit ids, the systemd
+// dynamic users and the usual subordinate-id ranges), one uid per working
+// folder: the runners of one evaluation (candidate and baseline) share their
+// folder, their HOME and so PoCL's kernel cache there, and must be one user;
+// different evaluations work in different folders. RLIMIT_NPROC counts a
+// uid's processes and threads machine-wide: with one shared uid ("nobody"), a
+// fork bomb, or a few concurrent candidates with OpenMP and PoCL thread pools,
+// used up the limit of every other evaluation running beside it. Two
+// concurrent evaluations share a uid only by a 1-in-2^20 draw.
 constexpr uid_t kSandboxUidBase = uid_t{1} << 30;
 constexpr uint32_t kSandboxUidCount = uint32_t{1} << 20;
 
-uid_t draw_sandbox_uid() {
-  static std::atomic<uint32_t> counter{0};
-  // A multiplicative hash of (pid, sequence): successive children of one
-  // harness and children of concurrent harnesses land far apart.
-  const uint64_t key = (static_cast<uint64_t>(::getpid()) << 32) | counter.fetch_add(1, std::memory_order_relaxed);
+uid_t sandbox_uid_for(const std::string& working_dir) {
+  uint64_t key;
+  if (!working_dir.empty()) {
+    key = 1469598103934665603ull;  // FNV-1a over the folder's path
+    for (unsigned char c : working_dir) key = (key ^ c) * 1099511628211ull;
+  } else {
+    static std::atomic<uint32_t> counter{0};
+    key = (static_cast<uint64_t>(::getpid()) << 32) | counter.fetch_add(1, std::memory_order_relaxed);
+  }
   const uint64_t mixed = key * 0x9E3779B97F4A7C15ull;
   return kSandboxUidBase + static_cast<uid_t>((mixed >> 40) % kSandboxUidCount);
 }
@@ -228,7 +234,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnOptions& op
   setup.drop_root = options.isolate && ::geteuid() == 0;
   int exe_fd = -1;
   if (setup.drop_root) {
-    setup.sandbox_uid = draw_sandbox_uid();
+    setup.sandbox_uid = sandbox_uid_for(options.working_dir.string());
     exe_fd = ::open(setup.argv_storage[0].c_str(), O_PATH | O_CLOEXEC);
     setup.exe_fd = exe_fd;
   }
