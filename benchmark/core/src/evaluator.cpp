@@ -1457,9 +1457,10 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         // a CPU OpenCL device such as PoCL can triple it for any kernel) is
         // measured by the baseline in the same interleaved blocks: the
         // candidate is allowed the baseline's host/event ratio, at least 1.
+        const Timing baseline_timing = timing_of(baseline_times);
         double host_ratio_allowed = 1;
         if (!baseline_times.empty() && !baseline_host_times.empty()) {
-          const double b_event = timing_of(baseline_times).median_us, b_host = timing_of(baseline_host_times).median_us;
+          const double b_event = baseline_timing.median_us, b_host = timing_of(baseline_host_times).median_us;
           if (b_event > 0 && b_host > b_event) host_ratio_allowed = b_host / b_event;
         }
         if (platform.backend != "cpu" && !job.timing.host_clock &&
@@ -1488,7 +1489,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         if (!baseline_kind.empty() || baseline) ct.baseline_kind = baseline_kind;
         if (baseline_ok && !baseline_times.empty()) {
           if (baseline_wrong.empty()) {
-            ct.baseline = timing_of(baseline_times);
+            ct.baseline = baseline_timing;
             const PairedSpeedup paired = paired_speedup(baseline_block_medians, candidate_block_medians,
                                                         derive_seed(run_seed, entry.id + "|speedup|" + label));
             ct.speedup = paired.estimate;
