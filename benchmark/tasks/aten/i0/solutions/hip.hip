@@ -1,5 +1,5 @@
 // aten/i0 in HIP: out = I0(x), elementwise.
-// Power series up to |x| = 15 (float) / 30 (double), asymptotic expansion above.
+// float: Abramowitz & Stegun's polynomial approximations; double: power series up to |x| = 30, asymptotic expansion above.
 // The host folds self and out into the fewest dimensions (size-1 dims
 // dropped, dims contiguous in both merged). A folded rank-1 unit-stride
 // problem takes the vector kernel (16-byte loads and stores, grid-stride
@@ -21,32 +21,46 @@ constexpr int kThreads = 256;
 template <typename C>
 struct OpArgs {};
 
-// Modified Bessel function of the first kind, order 0. Power series
-// sum_k ((x/2)^2)^k / (k!)^2 up to |x| = 15 (float) or 30 (double), where its
-// positive terms converge quickly; above, the asymptotic expansion
-// e^|x| / sqrt(2 pi |x|) * sum_k prod_{j<=k} (2j-1)^2 / (8 j |x|).
+// Modified Bessel function of the first kind, order 0.
+// float: the polynomial approximations of Abramowitz & Stegun 9.8.1 (|x| < 3.75)
+// and 9.8.2 (above; e^-|x| sqrt(|x|) I0 in powers of 3.75/|x|), relative error
+// below 1e-6 in float: a few multiply-adds and one exp, no data-dependent loop.
+// double: the power series sum_k ((x/2)^2)^k / (k!)^2 up to |x| = 30, the
+// asymptotic expansion e^|x| / sqrt(2 pi |x|) * sum_k prod_{j<=k} (2j-1)^2 / (8 j |x|)
+// above. Both multiply e^|x| last, as ATen does: +inf exactly when e^|x|
+// overflows the compute type, NaN at |x| = inf (inf * 0).
 template <typename C>
 __device__ __forceinline__ C bessel_i0(C x) {
-  const bool dbl = sizeof(C) == 8;
   const C ax = fabs(x);
-  if (ax <= C(dbl ? 30 : 15)) {
+  if (sizeof(C) == 4) {
+    if (ax < C(3.75)) {
+      C t = ax / C(3.75);
+      t *= t;
+      return C(1) + t * (C(3.5156229) + t * (C(3.0899424) + t * (C(1.2067492) + t * (C(0.2659732) +
+             t * (C(0.0360768) + t * C(0.0045813))))));
+    }
+    const C u = C(3.75) / ax;
+    const C p = C(0.39894228) + u * (C(0.01328592) + u * (C(0.00225319) + u * (C(-0.00157565) + u * (C(0.00916281) +
+                u * (C(-0.02057706) + u * (C(0.02635537) + u * (C(-0.01647633) + u * C(0.00392377))))))));
+    return exp(ax) * (p / sqrt(ax));
+  }
+  if (ax <= C(30)) {
     const C q = C(0.25) * ax * ax;
     C term = 1, sum = 1;
-    for (int k = 1; k < (dbl ? 120 : 60); ++k) {
+    for (int k = 1; k < 120; ++k) {
       term *= q / C(k * k);
       sum += term;
-      if (term <= sum * C(dbl ? 1e-17 : 1e-8)) break;
+      if (term <= sum * C(1e-17)) break;
     }
     return sum;
   }
   const C inv8x = C(1) / (C(8) * ax);
   C term = 1, sum = 1;
-  for (int k = 1; k <= (dbl ? 25 : 10); ++k) {
+  for (int k = 1; k <= 25; ++k) {
     term *= C((2 * k - 1) * (2 * k - 1)) * inv8x / C(k);
     sum += term;
   }
-  // As ATen: +inf once e^|x| overflows the compute type, and inf / inf = NaN at |x| = inf.
-  return exp(ax) * sum / sqrt(C(6.283185307179586476925) * ax);
+  return exp(ax) * (sum / sqrt(C(6.283185307179586476925) * ax));
 }
 
 // The op in compute type C (float, or double for f64).
