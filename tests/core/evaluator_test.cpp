@@ -186,7 +186,9 @@ TEST_CASE("a fork bomb is contained and cleaned up" * doctest::test_suite("seria
   o.check_timeout_seconds = 2;
   auto v = kgb::evaluate(scale_task(), cpu(), "#include <unistd.h>\n" + kernel("for (;;) fork();\n  return 0;"), o);
   INFO(explain(v));
-  CHECK(v.outcome == kgb::Outcome::Timeout);
+  // The syscall filter kills the runner at the first fork.
+  CHECK(v.outcome == kgb::Outcome::CheatDetected);
+  CHECK(has_finding(v, "sandbox-syscall"));
   // Nothing of it survives: count processes still running this evaluation's
   // candidate binary, which lives in a folder named after this process
   // (kgb-eval-<pid>-...). Other tests and other users run candidates at the
@@ -318,15 +320,15 @@ TEST_CASE("a kernel flooding stdout is captured with a cap and still judged") {
   CHECK(v.child_stdout.find("noise line") != std::string::npos);
 }
 
-TEST_CASE("the kernel runs without network access and as an unprivileged user when started as root") {
+// Network access is not merely unreachable (own network namespace) but
+// forbidden: a socket of any network family kills the runner (see
+// sandbox_test.cpp and cheats/sandbox/network_socket.cpp).
+TEST_CASE("the kernel runs as an unprivileged user in a PID namespace of its own when started as root") {
   auto v = kgb::evaluate(scale_task(), cpu(),
-                         "#include <stdio.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\n" +
+                         "#include <stdio.h>\n#include <unistd.h>\n" +
                              kernel("static int reported = 0;\n"
                                     "  if (!reported) { reported = 1;\n"
-                                    "    int s = socket(AF_INET, SOCK_STREAM, 0); struct sockaddr_in a; memset(&a, 0, sizeof a);\n"
-                                    "    a.sin_family = AF_INET; a.sin_port = htons(9); a.sin_addr.s_addr = htonl(0x7F000001);\n"
-                                    "    int rc = s >= 0 ? connect(s, (struct sockaddr*)&a, sizeof a) : -1;\n"
-                                    "    fprintf(stderr, \"uid=%d connect=%d\\n\", (int)getuid(), rc); }\n"
+                                    "    fprintf(stderr, \"uid=%d pid=%d ppid=%d\\n\", (int)getuid(), (int)getpid(), (int)getppid()); }\n"
                                     "  return scale_impl(x, alpha, out);"),
                          check_only());
   INFO(explain(v));
@@ -339,6 +341,7 @@ TEST_CASE("the kernel runs without network access and as an unprivileged user wh
     CHECK(uid >= (1ll << 30));
     CHECK(uid < (1ll << 30) + (1ll << 20));
   }
-  // In its own network namespace even loopback is down: connect fails.
-  CHECK(v.child_stderr.find("connect=-1") != std::string::npos);
+  // Pid 1 of its own namespace, the harness outside it (ppid 0), as root and,
+  // through a user namespace, as an ordinary user.
+  CHECK(v.child_stderr.find("pid=1 ppid=0") != std::string::npos);
 }

@@ -1,6 +1,7 @@
 #include "kgb/evaluator.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -179,6 +180,7 @@ class RunnerSession {
     opts.environment = env;
     opts.working_dir = work_dir_;
     opts.isolate = true;
+    opts.syscall_filter = true;
     opts.protocol_pipes = true;
     opts.capture_limit = static_cast<size_t>(platform_.limits.output_capture_bytes);
     opts.limits = ProcessLimits{platform_.limits.address_space_mb, platform_.limits.cpu_seconds,
@@ -464,6 +466,16 @@ void runner_failed(Verdict& v, RunnerSession& runner, const Error& error, const 
   if (st.timed_out) {
     v.outcome = Outcome::Timeout;
     v.summary = "timed out on case " + label + "; the runner and everything it started were killed";
+  } else if (st.signal == SIGSYS) {
+    // The seccomp filter killed the process (kgb/syscall_filter.h): no
+    // candidate code path reaches SIGSYS otherwise.
+    v.outcome = Outcome::CheatDetected;
+    v.summary = "the kernel's process made a system call the sandbox forbids (case " + label + ") and was killed";
+    add_finding(v, "sandbox-syscall", "L2", "reject",
+                "a forbidden system call: another process's memory or scheduling (ptrace, process_vm_readv, kill, "
+                "affinity), a new process, a network socket, io_uring, namespaces or mounts, or another system-call "
+                "ABI; the kernel killed the runner (SIGSYS)",
+                label);
   } else {
     v.outcome = Outcome::RuntimeError;
     v.summary = "the kernel's process died on case " + label + ": " + st.describe();

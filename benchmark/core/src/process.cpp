@@ -1,5 +1,7 @@
 #include "kgb/process.h"
 
+#include "kgb/syscall_filter.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -87,6 +89,13 @@ struct ChildSetup {
   bool drop_root = false;
   uid_t sandbox_uid = 0;  // with drop_root: the child's uid and gid
   bool own_proc = false;  // in new PID + mount namespaces: mount a /proc that matches them
+  // Not root: the namespaces come with a user namespace of our own, in which
+  // the child keeps its uid and gid (so files mean what they meant) and from
+  // which it takes no capability past exec.
+  bool user_namespace = false;
+  uid_t outer_uid = 0;
+  gid_t outer_gid = 0;
+  SyscallFilter* filter = nullptr;  // installed last, just before exec
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1, request_fd = -1, response_fd = -1, error_fd = -1, arena_fd = -1;
   // The program opened by the parent: executing through the descriptor works
   // after dropping root even when a folder on its path is closed to others.
@@ -101,6 +110,33 @@ struct ChildSetup {
   ::_exit(127);
 }
 
+// Writes "text" to a file of /proc/self; async-signal-safe.
+bool write_proc_self(const char* path, const char* text, size_t length) {
+  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text, length) == static_cast<ssize_t>(length);
+  ::close(fd);
+  return ok;
+}
+
+// "<id> <id> 1\n" into buf (at least 32 bytes); returns the length.
+size_t identity_map_line(char* buf, unsigned long id) {
+  char digits[20];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + id % 10);
+    id /= 10;
+  } while (id);
+  size_t len = 0;
+  for (int copy = 0; copy < 2; ++copy) {
+    for (size_t i = n; i-- > 0;) buf[len++] = digits[i];
+    buf[len++] = ' ';
+  }
+  buf[len++] = '1';
+  buf[len++] = '\n';
+  return len;
+}
+
 void set_limit(int resource, rlim_t value) {
   struct rlimit rl{value, value};
   ::setrlimit(resource, &rl);
@@ -110,6 +146,17 @@ int child_main(void* arg) {
   auto* s = static_cast<ChildSetup*>(arg);
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed harness takes its runners along
+  if (s->user_namespace) {
+    // A harness that changed its credentials is not dumpable, and then its
+    // /proc/self files belong to root: the child about to exec may be.
+    ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    char line[64];
+    size_t n = identity_map_line(line, s->outer_uid);
+    if (!write_proc_self("/proc/self/setgroups", "deny", 4) || !write_proc_self("/proc/self/uid_map", line, n))
+      child_fail(s->error_fd, 8);
+    n = identity_map_line(line, s->outer_gid);
+    if (!write_proc_self("/proc/self/gid_map", line, n)) child_fail(s->error_fd, 8);
+  }
   // error_fd must survive until exec: first move it above the fd numbers
   // that are about to be taken.
   int moved = ::fcntl(s->error_fd, F_DUPFD_CLOEXEC, 10);
@@ -166,6 +213,13 @@ int child_main(void* arg) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   }
   if (s->isolate) ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (s->filter) {
+    // Last: from here on, and through exec, the runner's rules hold.
+    if (int e = s->filter->install(static_cast<pid_t>(::syscall(SYS_getpid))); e != 0) {
+      errno = e;
+      child_fail(s->error_fd, 7);
+    }
+  }
   char** envp = s->inherit_env ? environ : s->envp.data();
   if (s->exe_fd >= 0) ::syscall(SYS_execveat, s->exe_fd, "", s->argv.data(), envp, AT_EMPTY_PATH);
   else ::execve(s->argv[0], s->argv.data(), envp);
@@ -232,6 +286,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnOptions& op
   setup.limits = options.limits;
   setup.isolate = options.isolate;
   setup.drop_root = options.isolate && ::geteuid() == 0;
+  std::optional<SyscallFilter> filter;
+  if (options.isolate && options.syscall_filter) {
+    static const SyscallFilter kRunnerFilter = SyscallFilter::for_runners();
+    filter = kRunnerFilter;  // install() writes the child's pid into its copy
+    setup.filter = &*filter;
+  }
   int exe_fd = -1;
   if (setup.drop_root) {
     setup.sandbox_uid = sandbox_uid_for(options.working_dir.string());
@@ -256,7 +316,17 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnOptions& op
     constexpr size_t kStack = 256 * 1024;
     std::vector<char> stack(kStack);
     setup.own_proc = true;
-    pid = ::clone(child_main, stack.data() + kStack, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | SIGCHLD, &setup);
+    if (!setup.drop_root) {
+      // Not root: a user namespace of our own makes the same namespaces
+      // possible (where the kernel allows unprivileged user namespaces).
+      setup.user_namespace = true;
+      setup.outer_uid = ::geteuid();
+      setup.outer_gid = ::getegid();
+      pid = ::clone(child_main, stack.data() + kStack,
+                    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | SIGCHLD, &setup);
+      setup.user_namespace = pid >= 0;
+    }
+    if (pid < 0) pid = ::clone(child_main, stack.data() + kStack, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | SIGCHLD, &setup);
     if (pid < 0) {  // no mount namespace allowed: PID and network namespaces alone
       setup.own_proc = false;
       pid = ::clone(child_main, stack.data() + kStack, CLONE_NEWPID | CLONE_NEWNET | SIGCHLD, &setup);
@@ -306,8 +376,9 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnOptions& op
   }
   if (n == sizeof code) {
     child->wait(deadline_after(5));
-    static const char* steps[] = {"", "redirect stdio", "protocol pipes", "fd setup", "enter working folder", "drop privileges", "exec"};
-    std::string step = code >= 1 && code <= 6 ? steps[code] : "setup";
+    static const char* steps[] = {"", "redirect stdio", "protocol pipes", "fd setup", "enter working folder", "drop privileges", "exec",
+                                  "install the syscall filter", "map the user namespace"};
+    std::string step = code >= 1 && code <= 8 ? steps[code] : "setup";
     return make_error("child.spawn", "cannot start " + options.argv[0] + ": " + step + " failed: " + std::strerror(err_no));
   }
   return child;
@@ -325,7 +396,10 @@ ChildProcess::~ChildProcess() {
 void ChildProcess::signal_all(int sig) {
   if (pid_ <= 0 || exit_) return;
   ::kill(pid_, sig);
-  if (!namespaced_) ::kill(-pid_, sig);  // the process group it leads
+  // The process group it leads: what it started (the syscall filter keeps
+  // every process there) stops and continues with it. In a PID namespace
+  // SIGKILL of its init takes the rest along anyway.
+  ::kill(-pid_, sig);
 }
 
 void ChildProcess::kill() { signal_all(SIGKILL); }

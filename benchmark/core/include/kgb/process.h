@@ -1,7 +1,8 @@
 // Child processes: compilers (plain, with a timeout and captured output) and
-// candidate runners (isolated: own PID and network namespaces where permitted,
-// unprivileged user, rlimits, scrubbed environment, private working folder,
-// killed with everything they started at the deadline).
+// candidate runners (isolated: own PID, mount and network namespaces — through
+// a user namespace when not started as root —, unprivileged user, a seccomp
+// filter, rlimits, scrubbed environment, private working folder, killed with
+// everything they started at the deadline).
 #pragma once
 
 #include <chrono>
@@ -41,6 +42,10 @@ struct SpawnOptions {
   std::filesystem::path working_dir;
   std::optional<ProcessLimits> limits;
   bool isolate = false;         // namespaces where permitted, drop root, no new privileges
+  // With isolate: the runners' seccomp filter (kgb/syscall_filter.h), in force
+  // from the program's first instruction. Off for tools that start processes
+  // of their own (profilers, sanitizers).
+  bool syscall_filter = false;
   bool protocol_pipes = false;  // request pipe on fd 3, response pipe on fd 4
   int shared_memory_fd = -1;    // with protocol_pipes: a memfd the child gets as fd 5 (wire::kArenaFd)
   size_t capture_limit = 64 * 1024;  // bytes kept per stream; the rest is drained and counted

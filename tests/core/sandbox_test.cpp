@@ -1,0 +1,176 @@
+// The runner sandbox at the kernel level (kgb/syscall_filter.h, the user
+// namespace of process.cpp): the corpus under cheats/sandbox/ evaluated end to
+// end on cpu-x86_64 with real g++ and real runners, as root and, where this
+// tree is readable by an unprivileged user, as that user too. Every cheat
+// must end in cheat-detected with the rule sandbox-syscall; the legitimate
+// look-alike must pass.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kgb/evaluator.h"
+#include "kgb/platform.h"
+#include "kgb/syscall_filter.h"
+#include "kgb/task.h"
+#include "v2_candidate_support.h"
+
+namespace {
+
+using kgb_v2_test::cpu;
+using kgb_v2_test::read_text;
+
+const kgb::Task& scale_task() {
+  static kgb::Task task = [] {
+    auto t = kgb::load_task_file(std::string(KGB_TEST_DIR) + "/tasks/test/scale/spec.json");
+    REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+    return *t;
+  }();
+  return task;
+}
+
+// A corpus file is the body of a candidate: the correct scale kernel first,
+// then the file, whose entry point is spelled KGB_CHEAT_ENTRY.
+std::string candidate(const std::string& file) {
+  const std::string dir = std::string(KGB_TEST_DIR);
+  return read_text(dir + "/kernels/scale_impl.inc") +
+         "\n#define KGB_CHEAT_ENTRY extern \"C\" int kgb_test_scale(const kgb_tensor* x, double alpha, kgb_tensor* out, "
+         "kgb_stream stream)\n" +
+         read_text(dir + "/cheats/sandbox/" + file);
+}
+
+kgb::EvalOptions check_only() {
+  kgb::EvalOptions o;
+  o.time = false;
+  o.seed = 42;
+  o.check_timeout_seconds = 10;
+  return o;
+}
+
+struct Outcome {
+  std::string outcome;  // outcome_name
+  std::string rules;    // the findings' rules, space-separated
+  std::string summary;
+};
+
+Outcome summarise(const kgb::Verdict& v) {
+  Outcome o{std::string(kgb::outcome_name(v.outcome)), "", v.summary};
+  for (const auto& f : v.findings) o.rules += f.rule + " ";
+  return o;
+}
+
+Outcome evaluate_here(const std::string& file) { return summarise(kgb::evaluate(scale_task(), cpu(), candidate(file), check_only())); }
+
+// The same evaluation in a child process running as an ordinary user (uid
+// and gid 65534, no capabilities). nullopt when this tree or the compiler's
+// files cannot be read by that user (the reason goes to the log).
+std::optional<Outcome> evaluate_as_user(const std::string& file) {
+  const std::string source = candidate(file);
+  scale_task();
+  cpu();
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    auto send = [&](const std::string& text) {
+      const char* p = text.data();
+      size_t left = text.size();
+      while (left > 0) {
+        ssize_t n = ::write(fds[1], p, left);
+        if (n <= 0) break;
+        p += n;
+        left -= static_cast<size_t>(n);
+      }
+      ::_exit(0);
+    };
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
+      send("skip\ncannot become uid 65534: " + std::string(std::strerror(errno)));
+    if (::access((std::string(KGB_TEST_DIR) + "/kernels/scale_impl.inc").c_str(), R_OK) != 0)
+      send("skip\nthis source tree is not readable by uid 65534");
+    ::setenv("TMPDIR", "/tmp", 1);
+    ::setenv("HOME", "/tmp", 1);
+    Outcome o = summarise(kgb::evaluate(scale_task(), cpu(), source, check_only()));
+    send(o.outcome + "\n" + o.rules + "\n" + o.summary);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::istringstream in(text);
+  Outcome o;
+  std::getline(in, o.outcome);
+  std::getline(in, o.rules);
+  std::getline(in, o.summary, '\0');
+  if (o.outcome == "skip") {
+    MESSAGE("not run as an ordinary user: " << o.rules);
+    return std::nullopt;
+  }
+  return o;
+}
+
+const std::vector<std::string> kCheats = {
+    "raw_bytes_process_vm_readv.cpp", "constructor_fork_helper.cpp", "preinit_raw_clone.cpp",
+    "signal_every_process.cpp",       "renice_same_user.cpp",        "network_socket.cpp",
+    "io_uring_bypass.cpp",            "int80_getppid.cpp",           "ptrace_parent.cpp",
+};
+
+void require_sandbox_reject(const Outcome& o, const std::string& file) {
+  INFO(file << ": " << o.outcome << ": " << o.summary << " [" << o.rules << "]");
+  CHECK(o.outcome == "cheat-detected");
+  CHECK(o.rules.find("sandbox-syscall") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("the runner filter is a small straight-line program") {
+  auto f = kgb::SyscallFilter::for_runners();
+  CHECK(f.instruction_count() > 40);
+  CHECK(f.instruction_count() < 400);  // classic BPF jumps reach 255 ahead: blocks stay short
+}
+
+TEST_CASE("every sandbox cheat of the corpus dies with the rule named, started as this user") {
+  for (const auto& file : kCheats) {
+    SUBCASE(file.c_str()) { require_sandbox_reject(evaluate_here(file), file); }
+  }
+}
+
+TEST_CASE("the legitimate look-alike passes: threads, OpenMP, signals and scheduling on itself") {
+  Outcome o = evaluate_here("legit_threads_and_self.cpp");
+  INFO(o.summary << " [" << o.rules << "]");
+  CHECK(o.outcome == "passed");
+}
+
+TEST_CASE("started by an ordinary user, the sandbox holds the same: namespaces and filter" * doctest::test_suite("serial")) {
+  if (::geteuid() != 0) {
+    // Already an ordinary user: the cases above are this case.
+    MESSAGE("running as uid " << ::geteuid() << ": covered by the cases above");
+    return;
+  }
+  for (const std::string file : {"raw_bytes_process_vm_readv.cpp", "constructor_fork_helper.cpp", "signal_every_process.cpp",
+                                 "renice_same_user.cpp", "network_socket.cpp", "ptrace_parent.cpp"}) {
+    auto o = evaluate_as_user(file);
+    if (!o) return;
+    require_sandbox_reject(*o, file);
+  }
+  auto legit = evaluate_as_user("legit_threads_and_self.cpp");
+  REQUIRE(legit);
+  INFO(legit->summary << " [" << legit->rules << "]");
+  CHECK(legit->outcome == "passed");
+}
