@@ -117,7 +117,7 @@ step configure 180 "$BUILD_LOG" "${CONFIGURE[@]}" ||
   { note "configure failed: see build.log"; exit 1; }
 TARGETS="kgb kgb-baseline-cuda kgb-cuda-probe kgb-cuda-calibrate kgb_runner_cuda kgb-cuda-timing-fidelity"
 TARGETS="$TARGETS test_cuda_gpu test_cuda_platforms test_profile_parsers test_cuda_compile"
-TARGETS="$TARGETS kgb_runner_cpu kgb-baseline-cpu kgb_bench_eval_latency kgb_core_evaluator_tests"
+TARGETS="$TARGETS kgb_runner_cpu kgb-baseline-cpu kgb_bench_eval_latency kgb_core_evaluator_tests kgb_core_sandbox_tests"
 # The target list is read once: `ninja ... | grep -q` under pipefail fails when
 # grep stops early and ninja dies of SIGPIPE, which dropped targets silently.
 ALL_TARGETS=$(ninja -C "$BUILD" -t targets all 2>/dev/null)
@@ -148,7 +148,7 @@ CTEST_LOG=$OUT/ctest.log
 : >"$CTEST_LOG"
 want ctest && step ctest-cuda-fast 120 "$CTEST_LOG" ctest --test-dir "$BUILD" -R 'test_profile_parsers|test_cuda_platforms' --output-on-failure
 want ctest && step ctest-gpu 240 "$CTEST_LOG" ctest --test-dir "$BUILD" -L gpu -V
-want ctest && step ctest-evaluator 90 "$CTEST_LOG" ctest --test-dir "$BUILD" -R kgb_core_evaluator_tests --output-on-failure
+want ctest && step ctest-evaluator 90 "$CTEST_LOG" ctest --test-dir "$BUILD" -R "kgb_core_evaluator_tests|kgb_core_sandbox_tests" --output-on-failure
 
 VALIDATE=$OUT/validate.txt
 : >"$VALIDATE"
