@@ -13,13 +13,13 @@
 //     setpgid die, so everything started stays in the runner's process
 //     group, which the harness stops while it times anything else;
 //   - signals to other processes: kill/tgkill/rt_(tg)sigqueueinfo to any pid
-//     but its own (or its own group): dies; tkill fails (EPERM);
+//     but its own (or its own group): dies;
 //   - priority, I/O priority, resource limits and memory placement of other
 //     processes, groups or users: dies unless it names the calling process
-//     itself (pid 0 or its own pid); scheduler policy and affinity of another
-//     pid fail (EPERM), because the own threads' tids are other pids too;
-//   - network sockets: dies; Unix sockets fail (EACCES), so libraries that
-//     probe a local daemon degrade instead of crashing;
+//     itself (pid 0 or its own pid); scheduler policy and affinity, and
+//     tkill, take a thread's tid and are left to the PID namespace;
+//   - network sockets: dies; Unix sockets are allowed (GPU drivers need
+//     them; the network namespace and the sandbox uid bound their reach);
 //   - io_uring (its operations bypass seccomp), namespaces and mounts,
 //     kernel modules, BPF, keys, clocks, reboot, raw port I/O, handle-based
 //     opens: dies;
