@@ -114,6 +114,21 @@ TEST_CASE("a call that computes on the host and enqueues no kernel is rejected")
   CHECK(has_finding(v, "no-device-work"));
 }
 
+TEST_CASE("an in-place list the reference leaves as it came needs no device work, and only then") {
+  // blas/sgemv_batched's n0_leaves_y and m0_leaves_y_op_t cases: BLAS returns
+  // at once when m or n is 0, so the bundled solution enqueues nothing there.
+  const std::string solution = read_file(kgb::tasks_root() / "blas" / "sgemv_batched" / "solutions" / "opencl.cpp");
+  kgb::Verdict v = kgb::evaluate(task("blas/sgemv_batched"), pocl(), solution, check_only());
+  INFO(explain(v));
+  CHECK(v.outcome == kgb::Outcome::Passed);
+  CHECK_FALSE(has_finding(v, "no-device-work"));
+
+  kgb::Verdict idle = kgb::evaluate(task("blas/sgemv_batched"), pocl(), kernel_file("sgemv_batched_does_nothing.cpp"), check_only());
+  INFO(explain(idle));
+  CHECK(idle.outcome != kgb::Outcome::Passed);
+  CHECK(has_finding(idle, "no-device-work"));
+}
+
 TEST_CASE("a wrong kernel is a wrong result") {
   kgb::Verdict v = kgb::evaluate(task("blas/saxpy"), pocl(), kernel_file("saxpy_wrong.cpp"), check_only());
   INFO(explain(v));

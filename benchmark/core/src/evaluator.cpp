@@ -958,15 +958,32 @@ bool has_output_elements(const Task& entry, const CaseInstance& inst) {
   return false;
 }
 
+// Whether an in-place list came back from the reference exactly as it was sent.
+bool list_unchanged(const Param& p, const CaseInstance& inst, const CaseOutputs& expected) {
+  if (p.role != TensorRole::InOut) return false;
+  const auto e = expected.lists.find(p.name);
+  const auto sent = inst.lists.find(p.name);
+  if (e == expected.lists.end() || sent == inst.lists.end() || e->second.size() != sent->second.items.size()) return false;
+  for (size_t k = 0; k < e->second.size(); ++k) {
+    const auto& a = e->second[k];
+    const auto& b = sent->second.items[k];
+    if (a.has_value() != b.has_value() || (a && a->storage() != b->storage())) return false;
+  }
+  return true;
+}
+
 // Whether the right answer is to change nothing: every written parameter is
-// an in-place tensor the reference left as it came (index_put_ with an empty
-// index), or a view-or-copy output ATen answers with an alias (contiguous of
-// a contiguous tensor). Doing no device work is then correct, not a skipped
-// computation.
+// an in-place tensor or list the reference left as it came (index_put_ with
+// an empty index, a batched BLAS call with n == 0), or a view-or-copy output
+// ATen answers with an alias (contiguous of a contiguous tensor). Doing no
+// device work is then correct, not a skipped computation.
 bool reference_changes_nothing(const Task& entry, const CaseInstance& inst, const CaseOutputs& expected) {
   for (const auto& p : entry.params) {
     if (p.kind == ParamKind::ScalarOutput) return false;
-    if (p.kind == ParamKind::TensorList && p.is_written()) return false;
+    if (p.kind == ParamKind::TensorList && p.is_written()) {
+      if (!list_unchanged(p, inst, expected)) return false;
+      continue;
+    }
     if (p.kind != ParamKind::Tensor || !p.is_written() || p.role == TensorRole::Scratch || inst.none.count(p.name)) continue;
     if (p.role == TensorRole::View && expected.views.count(p.name)) continue;  // an alias: metadata only
     if (p.role != TensorRole::InOut || inst.aliases.count(p.name)) return false;
