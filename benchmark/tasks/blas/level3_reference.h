@@ -142,3 +142,49 @@ void syrk_triangle(int64_t uplo, V alpha, const std::vector<V>& opa, int64_t k, 
 }
 
 }  // namespace kgb::level3_reference
+
+namespace kgb::level3_reference {
+
+// Triangular solve with many right-hand sides, in place on b (m x n):
+// side LEFT solves op(A) X = alpha B (A m x m), RIGHT solves X op(A) = alpha B
+// (A n x n); op N/T/C (C conjugates complex values). Only the `uplo`
+// triangle of a is read, and its diagonal only under kNonUnit; alpha == 0
+// gives zeros without reading a. Each right-hand side (a column of B for
+// LEFT, a row for RIGHT) is an independent substitution, run in parallel.
+template <class V>
+void trsm(int64_t side, int64_t uplo, int64_t trans, int64_t diag, V alpha, const Dense<V>& a, Dense<V>& b) {
+  const int64_t m = b.rows, n = b.cols;
+  if (alpha == V(0)) {
+    for (V& v : b.v) v = V(0);
+    return;
+  }
+  const bool left = side == kLeft;
+  const int64_t d = left ? m : n, rhs = left ? n : m;
+  const bool conj = trans == blas_reference::kOpC;
+  // T(i, l): the matrix of the substitution, op(A) for LEFT and op(A)^T for
+  // RIGHT (X op(A) = alpha B is op(A)^T X^T = alpha B^T). A(r, c) lies in the
+  // stored triangle exactly where T(i, l) lies in T's own triangle.
+  const bool t_is_transpose_of_a = (trans != blas_reference::kOpN) != !left;
+  const bool t_lower = (uplo == kLower) != t_is_transpose_of_a;
+  auto t_at = [&](int64_t i, int64_t l) -> V {
+    if (i == l && diag == kUnit) return V(1);
+    const V v = t_is_transpose_of_a ? a.at(l, i) : a.at(i, l);
+    return blas_reference::conj_if(v, conj);
+  };
+  auto elem = [&](int64_t p, int64_t q) -> V& { return left ? b.at(p, q) : b.at(q, p); };
+  parallel_chunks(rhs, [&](int64_t first, int64_t last) {
+    for (int64_t q = first; q < last; ++q) {
+      for (int64_t s = 0; s < d; ++s) {
+        const int64_t i = t_lower ? s : d - 1 - s;  // forward for lower T, backward for upper
+        V sum = blas_reference::mul(alpha, elem(i, q));
+        for (int64_t t = 0; t < s; ++t) {
+          const int64_t l = t_lower ? t : d - 1 - t;
+          sum -= blas_reference::mul(t_at(i, l), elem(l, q));
+        }
+        elem(i, q) = sum / t_at(i, i);
+      }
+    }
+  }, rhs * d * d > (1 << 16));
+}
+
+}  // namespace kgb::level3_reference
