@@ -1,16 +1,18 @@
 // blas/ssyrk on the CPU: the uplo triangle of C becomes
 // alpha * op(A) op(A)^T + beta * C, column-major.
 //
-// Every C(i, j) is a dot product of rows i and j of op(A). op(A) is packed
-// once into a row-major n x kp panel (kp = k rounded up to 8, zero padded),
-// which turns both transposes into unit-stride rows. The triangle is cut
-// into 4 x 4 register tiles; a tile keeps its 16 dot products in 8-wide
-// vector accumulators (AVX with -march=native, SSE/NEON otherwise, via GCC
-// vector types) and loads 8 rows per k step for 16 FMAs. Tiles crossing the
-// diagonal compute all 16 and store only the triangle's elements; tiles
-// outside the triangle are never visited. Column blocks of tiles are spread
-// over OpenMP threads (dynamic: the triangle makes them uneven). beta == 0
-// never reads C; alpha == 0 or k == 0 only scales the triangle.
+// C(i, j) is the dot product of rows i and j of P = op(A) (n x k). Column-major
+// C is the row-major matrix C^T (row j, column i, unit stride along i), so the
+// update is a GEMM C^T = P P^T restricted to one triangle, run the way a BLAS
+// GEMM runs: KC-deep slices of P are packed twice, into 6-row micro-panels
+// (the j side, p-major) and 16-row micro-panels (the i side), and a 6 x 16
+// register-blocked micro-kernel (12 eight-wide accumulators, GCC vector types:
+// AVX/FMA under -march=native, SSE/NEON otherwise) sweeps them. Only the
+// micro-tiles that meet the triangle are computed; tiles crossing the
+// diagonal store just their triangle elements. Row panels go to OpenMP
+// threads (dynamic: the triangle makes them uneven). The first K slice
+// applies beta (never reading C when beta == 0), later slices accumulate;
+// alpha == 0 or k == 0 only scale the triangle.
 #include <stdint.h>
 #include <string.h>
 
@@ -22,32 +24,40 @@
 namespace {
 
 typedef float v8 __attribute__((vector_size(32)));
-constexpr int64_t R = 4;  // tile edge (rows and columns of C)
+constexpr int64_t MR = 6, NR = 16, KC = 256;
 
-inline float hsum(v8 v) {
-  float s = 0.0f;
-  for (int l = 0; l < 8; ++l) s += v[l];
-  return s;
+// acc[r][c] = sum over p of ap[p][r] * bp[p][c] for one micro-tile.
+inline void micro(int64_t kc, const float* ap, const float* bp, float* acc) {
+  v8 c[MR][2];
+  for (int64_t r = 0; r < MR; ++r) c[r][0] = c[r][1] = v8{};
+  for (int64_t p = 0; p < kc; ++p) {
+    v8 b0, b1;
+    memcpy(&b0, bp, sizeof b0);
+    memcpy(&b1, bp + 8, sizeof b1);
+    for (int64_t r = 0; r < MR; ++r) {
+      const float a = ap[r];
+      c[r][0] += a * b0;
+      c[r][1] += a * b1;
+    }
+    ap += MR;
+    bp += NR;
+  }
+  for (int64_t r = 0; r < MR; ++r) {
+    memcpy(acc + r * NR, &c[r][0], sizeof(v8));
+    memcpy(acc + r * NR + 8, &c[r][1], sizeof(v8));
+  }
 }
 
-inline bool in_triangle(bool upper, int64_t i, int64_t j) { return upper ? i <= j : i >= j; }
-
-// The 4 x 4 tile of dot products of rows i0.. and j0.. of the packed panel.
-void tile(const float* p, int64_t kp, int64_t i0, int64_t j0, float out[R][R]) {
-  v8 acc[R][R];
-  for (int64_t a = 0; a < R; ++a)
-    for (int64_t b = 0; b < R; ++b) acc[a][b] = v8{};
-  const float* ri[R] = {p + i0 * kp, p + (i0 + 1) * kp, p + (i0 + 2) * kp, p + (i0 + 3) * kp};
-  const float* rj[R] = {p + j0 * kp, p + (j0 + 1) * kp, p + (j0 + 2) * kp, p + (j0 + 3) * kp};
-  for (int64_t l = 0; l < kp; l += 8) {
-    v8 x[R], y[R];
-    for (int64_t a = 0; a < R; ++a) memcpy(&x[a], ri[a] + l, sizeof(v8));
-    for (int64_t b = 0; b < R; ++b) memcpy(&y[b], rj[b] + l, sizeof(v8));
-    for (int64_t a = 0; a < R; ++a)
-      for (int64_t b = 0; b < R; ++b) acc[a][b] += x[a] * y[b];
+// Rows r0 .. r0 + width - 1 of P (fewer than width: zero rows) for columns
+// l0 .. l0 + kc - 1, p-major: dst[p * width + t] = P(r0 + t, l0 + p).
+void pack(const float* a, int64_t si, int64_t sl, int64_t n, int64_t r0, int64_t width, int64_t l0, int64_t kc, float* dst) {
+  const int64_t rows = std::min(width, n - r0);
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* col = a + (l0 + p) * sl + r0 * si;
+    float* d = dst + p * width;
+    for (int64_t t = 0; t < rows; ++t) d[t] = col[t * si];
+    for (int64_t t = rows; t < width; ++t) d[t] = 0.0f;
   }
-  for (int64_t a = 0; a < R; ++a)
-    for (int64_t b = 0; b < R; ++b) out[a][b] = hsum(acc[a][b]);
 }
 
 }  // namespace
@@ -64,51 +74,64 @@ extern "C" int kgb_blas_ssyrk(int uplo, int trans, double alpha, const kgb_tenso
   const float fa = static_cast<float>(alpha), fb = static_cast<float>(beta);
   float* c = static_cast<float*>(C->data);
   const int64_t cs0 = C->strides[0], cs1 = C->strides[1];
-  auto update = [&](int64_t i, int64_t j, float dot) {
-    float* out = c + i * cs0 + j * cs1;
-    *out = fb == 0.0f ? fa * dot : fa * dot + fb * *out;
-  };
+  auto in_triangle = [upper](int64_t i, int64_t j) { return upper ? i <= j : i >= j; };
 
   if (fa == 0.0f || k == 0) {  // A is not read: scale the triangle
 #pragma omp parallel for schedule(static)
     for (int64_t j = 0; j < n; ++j)
-      for (int64_t i = upper ? 0 : j; i < (upper ? j + 1 : n); ++i) update(i, j, 0.0f);
+      for (int64_t i = upper ? 0 : j; i < (upper ? j + 1 : n); ++i) {
+        float* out = c + i * cs0 + j * cs1;
+        *out = fb == 0.0f ? 0.0f : fb * *out;
+      }
     return KGB_OK;
   }
 
-  // Pack op(A) row-major, n_pad x kp (extra rows and columns zero).
-  const int64_t kp = (k + 7) / 8 * 8, n_pad = (n + R - 1) / R * R;
-  std::vector<float> panel(static_cast<size_t>(n_pad * kp), 0.0f);
   const float* a = static_cast<const float*>(A->data);
-  const int64_t si = t ? A->strides[1] : A->strides[0], sl = t ? A->strides[0] : A->strides[1];  // opA(i, l)
-  if (sl == 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) memcpy(panel.data() + i * kp, a + i * si, static_cast<size_t>(k) * sizeof(float));
-  } else {
-    // opA(i, l) contiguous along i: transpose in 32 x 32 blocks.
-    const int64_t blocks_l = (k + 31) / 32;
-#pragma omp parallel for schedule(static)
-    for (int64_t bl = 0; bl < blocks_l; ++bl)
-      for (int64_t i0 = 0; i0 < n; i0 += 32)
-        for (int64_t l = bl * 32; l < std::min(k, bl * 32 + 32); ++l)
-          for (int64_t i = i0; i < std::min(n, i0 + 32); ++i) panel[static_cast<size_t>(i * kp + l)] = a[i * si + l * sl];
-  }
+  const int64_t si = t ? A->strides[1] : A->strides[0], sl = t ? A->strides[0] : A->strides[1];  // P(i, l)
+  const int64_t j_panels = (n + MR - 1) / MR, i_panels = (n + NR - 1) / NR;
+  const int64_t kc_max = std::min(k, KC);
+  std::vector<float> apack(static_cast<size_t>(j_panels * MR * kc_max)), bpack(static_cast<size_t>(i_panels * NR * kc_max));
 
-  const int64_t tiles = n_pad / R;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t tj = 0; tj < tiles; ++tj) {
-    // Tiles of column block tj that meet the triangle: rows ti >= tj (lower) or ti <= tj (upper).
-    const int64_t first = upper ? 0 : tj, last = upper ? tj : tiles - 1;
-    for (int64_t ti = first; ti <= last; ++ti) {
-      float out[R][R];
-      tile(panel.data(), kp, ti * R, tj * R, out);
-      for (int64_t b = 0; b < R; ++b) {
-        const int64_t j = tj * R + b;
-        if (j >= n) break;
-        for (int64_t a2 = 0; a2 < R; ++a2) {
-          const int64_t i = ti * R + a2;
-          if (i >= n) break;
-          if (in_triangle(upper, i, j)) update(i, j, out[a2][b]);
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    const int64_t kc = std::min(KC, k - pc);
+    const float slice_beta = pc == 0 ? fb : 1.0f;  // later slices accumulate onto the first
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+      for (int64_t jp = 0; jp < j_panels; ++jp) pack(a, si, sl, n, jp * MR, MR, pc, kc, apack.data() + jp * MR * kc);
+#pragma omp for schedule(static)
+      for (int64_t ip = 0; ip < i_panels; ++ip) pack(a, si, sl, n, ip * NR, NR, pc, kc, bpack.data() + ip * NR * kc);
+      // The implicit barrier above: both packs are complete.
+      alignas(32) float acc[MR * NR];
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t jp = 0; jp < j_panels; ++jp) {
+        const int64_t j0 = jp * MR, mr = std::min(MR, n - j0);
+        // i panels meeting the triangle: lower needs some i >= j, upper some i <= j.
+        const int64_t ip_first = upper ? 0 : j0 / NR, ip_last = upper ? (j0 + mr - 1) / NR : i_panels - 1;
+        for (int64_t ip = ip_first; ip <= ip_last; ++ip) {
+          const int64_t i0 = ip * NR, nr = std::min(NR, n - i0);
+          micro(kc, apack.data() + jp * MR * kc, bpack.data() + ip * NR * kc, acc);
+          const bool inside = upper ? i0 + nr - 1 <= j0 : i0 >= j0 + mr - 1;
+          for (int64_t r = 0; r < mr; ++r) {
+            const int64_t j = j0 + r;
+            float* col = c + j * cs1 + i0 * cs0;
+            const float* ar = acc + r * NR;
+            if (inside && cs0 == 1) {
+              if (slice_beta == 0.0f) {
+#pragma omp simd
+                for (int64_t q = 0; q < nr; ++q) col[q] = fa * ar[q];
+              } else {
+#pragma omp simd
+                for (int64_t q = 0; q < nr; ++q) col[q] = fa * ar[q] + slice_beta * col[q];
+              }
+              continue;
+            }
+            for (int64_t q = 0; q < nr; ++q) {
+              if (!in_triangle(i0 + q, j)) continue;
+              float* out = col + q * cs0;
+              *out = slice_beta == 0.0f ? fa * ar[q] : fa * ar[q] + slice_beta * *out;
+            }
+          }
         }
       }
     }
