@@ -8,6 +8,7 @@
 // result and fails the check; an input's poison is also hashed unchanged.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -185,6 +186,37 @@ void trsm(int64_t side, int64_t uplo, int64_t trans, int64_t diag, V alpha, cons
       }
     }
   }, rhs * d * d > (1 << 16));
+}
+
+}  // namespace kgb::level3_reference
+
+namespace kgb::level3_reference {
+
+// Complex standard normal values with ~3% of the elements NaN in both parts
+// (for C of complex routines: a kernel that reads C when beta == 0 turns the
+// result NaN). One NaN part, or an infinity, would make the expected value
+// depend on how an implementation multiplies by beta; both parts NaN do not.
+inline void fill_complex_with_nans(GeneratorArgs& g) {
+  const int64_t n = g.tensor.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const double re = standard_normal(g.rng);
+    g.tensor.set_complex(i, {re, standard_normal(g.rng)});
+  }
+  if (n == 0) return;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int64_t specials = std::max<int64_t>(1, n * 3 / 100);
+  for (int64_t k = 0; k < specials; ++k) g.tensor.set_complex(static_cast<int64_t>(g.rng() % static_cast<uint64_t>(n)), {nan, nan});
+}
+
+// The full symmetric (not Hermitian) matrix whose `uplo` triangle is stored in
+// a, row-major d x d; the other triangle of a is never read.
+template <class V>
+std::vector<V> symmetric_full(const Dense<V>& a, int64_t uplo) {
+  const int64_t d = a.rows;
+  std::vector<V> s(static_cast<size_t>(d * d));
+  for (int64_t i = 0; i < d; ++i)
+    for (int64_t l = 0; l < d; ++l) s[static_cast<size_t>(i * d + l)] = in_triangle(uplo, i, l) ? a.at(i, l) : a.at(l, i);
+  return s;
 }
 
 }  // namespace kgb::level3_reference
