@@ -152,6 +152,33 @@ inline cl_kernel kernel(kgb_stream stream, const std::string& source, const char
   return k;
 }
 
+// OpenCL C prelude for bit-for-bit copies: E is an unsigned word of ELEM
+// bytes (1, 2, 4 or 8), selected with word_options.
+inline const char* word_prelude() {
+  return R"CLC(
+#if ELEM == 1
+typedef uchar E;
+#elif ELEM == 2
+typedef ushort E;
+#elif ELEM == 4
+typedef uint E;
+#else
+typedef ulong E;
+#endif
+)CLC";
+}
+
+// -cl-std=CL1.2 -DELEM=<bytes of dtype>, or nullptr for an unknown dtype.
+inline const char* word_options(int32_t dtype) {
+  switch (kgb_dtype_size(dtype)) {
+    case 1: return "-cl-std=CL1.2 -DELEM=1";
+    case 2: return "-cl-std=CL1.2 -DELEM=2";
+    case 4: return "-cl-std=CL1.2 -DELEM=4";
+    case 8: return "-cl-std=CL1.2 -DELEM=8";
+    default: return nullptr;
+  }
+}
+
 inline int64_t normalise_dim(int64_t dim, int rank) {
   const int64_t nominal = rank == 0 ? 1 : rank;
   return dim < 0 ? dim + nominal : dim;
