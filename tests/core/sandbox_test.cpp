@@ -41,13 +41,14 @@ const kgb::Task& scale_task() {
 }
 
 // A corpus file is the body of a candidate: the correct scale kernel first,
-// then the file, whose entry point is spelled KGB_CHEAT_ENTRY.
+// then the file, whose entry point is spelled KGB_CHEAT_ENTRY. A bare name is
+// under cheats/sandbox/, "dir/name" under cheats/dir/.
 std::string candidate(const std::string& file) {
   const std::string dir = std::string(KGB_TEST_DIR);
   return read_text(dir + "/kernels/scale_impl.inc") +
          "\n#define KGB_CHEAT_ENTRY extern \"C\" int kgb_test_scale(const kgb_tensor* x, double alpha, kgb_tensor* out, "
          "kgb_stream stream)\n" +
-         read_text(dir + "/cheats/sandbox/" + file);
+         read_text(dir + "/cheats/" + (file.find('/') == std::string::npos ? "sandbox/" + file : file));
 }
 
 kgb::EvalOptions check_only() {
@@ -173,4 +174,21 @@ TEST_CASE("started by an ordinary user, the sandbox holds the same: namespaces a
   REQUIRE(legit);
   INFO(legit->summary << " [" << legit->rules << "]");
   CHECK(legit->outcome == "passed");
+}
+
+// Results carried from an earlier call (cheats/carried/): the timed calls run
+// on outputs re-poisoned before every call and on descriptors rebuilt before
+// every call, so neither channel carries anything.
+TEST_CASE("timed calls start from re-poisoned outputs and fresh descriptors" * doctest::test_suite("serial")) {
+  kgb::EvalOptions o = check_only();
+  o.time = true;
+  o.time_budget_seconds = 0.2;
+  for (const std::string file : {"carried/stale_output_sample.cpp", "carried/shrinking_descriptor.cpp"}) {
+    auto v = kgb::evaluate(scale_task(), cpu(), candidate(file), o);
+    INFO(file << ": " << kgb::outcome_name(v.outcome) << ": " << v.summary << "\nstderr: " << v.child_stderr);
+    // Honest work every call: passes, and never found its earlier result.
+    CHECK(v.outcome == kgb::Outcome::Passed);
+    CHECK(v.child_stderr.find("stale-skip") == std::string::npos);
+    CHECK(v.child_stderr.find("shrunk-descriptor-seen") == std::string::npos);
+  }
 }

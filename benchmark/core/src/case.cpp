@@ -726,7 +726,87 @@ void check_order(const CaseInstance& inst, const CaseOutputs& expected, const Ca
   }
 }
 
-void check_statistical(const CaseInstance& inst, const CaseOutputs& got, CaseCheck& c) {
+// The values of `t` in logical (row-major) order, every `step`-th one.
+std::vector<double> logical_values(const HostTensor& t, int64_t step) {
+  std::vector<double> v;
+  v.reserve(static_cast<size_t>(t.numel() / step + 1));
+  OffsetWalker w(t, 0);
+  for (int64_t i = 0; i < t.numel(); ++i, w.next())
+    if (i % step == 0) v.push_back(t.get_at(w.offset()));
+  return v;
+}
+
+// Two-sample Kolmogorov-Smirnov statistic of two sorted samples.
+double ks_statistic(const std::vector<double>& a, const std::vector<double>& b) {
+  size_t i = 0, j = 0;
+  double d = 0;
+  while (i < a.size() && j < b.size()) {
+    const double x = std::min(a[i], b[j]);
+    while (i < a.size() && a[i] == x) ++i;
+    while (j < b.size() && b[j] == x) ++j;
+    d = std::max(d, std::fabs(static_cast<double>(i) / a.size() - static_cast<double>(j) / b.size()));
+  }
+  return d;
+}
+
+// The candidate's draws against the reference sampler's draws for the same
+// inputs, per quantile bin of the strata tensor: a kernel that gets the mean
+// right with the wrong distribution (a threshold instead of a draw, a
+// constant, draws that ignore the per-element parameter) fails here. At most
+// 2^20 elements are compared (a regular subsample), so performance-size
+// re-checks stay cheap and sensitive. The critical value c = 3.5 puts the
+// false-alarm rate of one test near 5e-11.
+void check_distribution(const CaseInstance& inst, const Param& p, const HostTensor& out, const HostTensor& reference,
+                        CaseCheck& c) {
+  const auto& st = inst.task->statistical;
+  const int64_t n = out.numel();
+  if (n < 2 || reference.numel() != n) return;
+  const int64_t step = std::max<int64_t>(1, n / (int64_t{1} << 20));
+  std::vector<double> got = logical_values(out, step), want = logical_values(reference, step);
+  std::vector<int> stratum(got.size(), 0);
+  int bins = 1;
+  if (!st.strata.empty()) {
+    auto it = inst.tensors.find(st.strata);
+    if (it == inst.tensors.end() || it->second.numel() != n) {
+      fail_with(c, p.name, "spec-error", "statistical check: strata tensor '" + st.strata + "' must have the output's shape");
+      return;
+    }
+    std::vector<double> key = logical_values(it->second, step);
+    std::vector<double> sorted = key;
+    std::sort(sorted.begin(), sorted.end());
+    bins = std::max(1, std::min<int>(st.strata_bins, static_cast<int>(sorted.size() / 50)));
+    std::vector<double> edges;
+    for (int b = 1; b < bins; ++b) edges.push_back(sorted[sorted.size() * static_cast<size_t>(b) / static_cast<size_t>(bins)]);
+    for (size_t i = 0; i < key.size(); ++i)
+      stratum[i] = static_cast<int>(std::upper_bound(edges.begin(), edges.end(), key[i]) - edges.begin());
+  }
+  for (int b = 0; b < bins; ++b) {
+    std::vector<double> x, y;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (stratum[i] == b) {
+        x.push_back(got[i]);
+        y.push_back(want[i]);
+      }
+    if (x.size() < 2) continue;
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    const double d = ks_statistic(x, y);
+    const double critical = 3.5 * std::sqrt(2.0 / static_cast<double>(x.size()));
+    if (d > critical) {
+      c.status = "statistics";
+      c.mismatches = 1;
+      c.output = p.name;
+      std::ostringstream os;
+      os << "the outputs' distribution differs from the reference sampler's";
+      if (bins > 1) os << " in stratum " << b + 1 << " of " << bins << " of '" << st.strata << "'";
+      os << ": Kolmogorov-Smirnov distance " << d << " over " << x.size() << " draws (allowed " << critical << ")";
+      c.message = os.str();
+      return;
+    }
+  }
+}
+
+void check_statistical(const CaseInstance& inst, const CaseOutputs& expected, const CaseOutputs& got, CaseCheck& c) {
   const Task& task = *inst.task;
   const auto& st = task.statistical;
   auto ctx = context_for(inst);
@@ -776,6 +856,12 @@ void check_statistical(const CaseInstance& inst, const CaseOutputs& got, CaseChe
       c.message = os.str();
       c.expected = std::to_string(*mu);
       c.got = std::to_string(mean);
+      return;
+    }
+    if (st.distribution) {
+      auto ref = expected.tensors.find(p.name);
+      if (ref != expected.tensors.end()) check_distribution(inst, p, out, ref->second, c);
+      if (c.mismatches) return;
     }
   }
 }
@@ -1235,7 +1321,7 @@ CaseCheck check_outputs(const CaseInstance& inst, const CaseOutputs& expected, c
   }
 
   if (task.check == CheckKind::Statistical) {
-    check_statistical(inst, got, c);
+    check_statistical(inst, expected, got, c);
   } else if (task.check == CheckKind::Sort || task.check == CheckKind::Topk) {
     check_order(inst, expected, got, c);
   } else if (task.check == CheckKind::Custom) {

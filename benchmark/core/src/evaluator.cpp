@@ -463,6 +463,49 @@ bool has_reject(const Verdict& v) {
   return std::any_of(v.findings.begin(), v.findings.end(), [](const Finding& f) { return f.severity == "reject"; });
 }
 
+// A hash of the bits of every output element (logical order; contiguous
+// tensors as one span): equal outputs hash equal, so two calls can be
+// compared without keeping a copy of either.
+uint64_t output_bits_hash(const CaseOutputs& outs) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](uint64_t x) {
+    h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+  };
+  auto tensor = [&](const HostTensor& t) {
+    const size_t item = static_cast<size_t>(dtype_size(t.dtype()));
+    if (t.is_contiguous()) {
+      const std::byte* p = t.data();
+      const size_t bytes = static_cast<size_t>(t.numel()) * item;
+      size_t i = 0;
+      for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        mix(w);
+      }
+      uint64_t tail = 0;
+      std::memcpy(&tail, p + i, bytes - i);
+      mix(tail ^ bytes);
+      return;
+    }
+    for (int64_t k = 0; k < t.numel(); ++k) {
+      uint64_t w = 0;
+      std::memcpy(&w, t.data() + t.offset_of_linear(k) * static_cast<int64_t>(item), item);
+      mix(w);
+    }
+  };
+  for (const auto& [name, t] : outs.tensors) tensor(t);
+  for (const auto& [name, items] : outs.lists)
+    for (const auto& item : items)
+      if (item) tensor(*item);
+  for (const auto& [name, sc] : outs.scalars) {
+    uint64_t w = 0;
+    std::memcpy(&w, &sc.v, std::min(sizeof w, sizeof sc.v));
+    mix(w);
+  }
+  return h;
+}
+
 // Outcome of a runner failing mid-job: timeout or crash, with the case named.
 void runner_failed(Verdict& v, RunnerSession& runner, const Error& error, const std::string& label, CaseCheck* check) {
   ExitStatus st = error.code == "child.timeout" ? runner.kill_now() : runner.finish(5);
@@ -1372,17 +1415,65 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
 
         // Re-checks what a candidate block's timed calls produced, on every
         // rotating set: no block may skip work.
+        // A deterministic case must also give the same bits in the first and
+        // the last block: nondeterminism that only shows at performance size
+        // (large, aligned inputs) escapes the small cases' repeat call.
+        const bool deterministic_case = c.deterministic.value_or(entry.deterministic);
+        std::vector<uint64_t> first_block_hash(prepared.sets.size(), 0);
+        // The hashes of the inputs as sent, per set (computed once): the
+        // runner hashes every input allocation after a block's timed calls.
+        std::vector<std::map<size_t, uint64_t>> sent_input_hash(prepared.sets.size());
+        auto inputs_untouched = [&](const wire::JobResult& r, size_t s, int block) {
+          const CaseInstance& inst = prepared.sets[s]->instance;
+          if (r.hashes.size() <= s) return;
+          std::set<std::string> hosts;
+          for (const auto& [target, host] : inst.aliases) hosts.insert(host);
+          for (size_t i = 0; i < entry.params.size() && i < r.hashes[s].size(); ++i) {
+            const Param& p = entry.params[i];
+            if (p.role != TensorRole::Input || inst.none.count(p.name) || hosts.count(p.name) || r.hashes[s][i] == 0) continue;
+            auto cached = sent_input_hash[s].find(i);
+            if (cached == sent_input_hash[s].end()) {
+              uint64_t h = 0;
+              if (p.kind == ParamKind::Tensor) {
+                const HostTensor& sent = inst.tensors.at(p.name);
+                h = wire::hash_bytes(sent.storage().data(), sent.storage().size());
+              } else if (p.kind == ParamKind::TensorList) {
+                const ListInstance& list = inst.lists.at(p.name);
+                h = wire::hash_bytes(list.packed.data(), list.packed.size());
+              } else {
+                continue;
+              }
+              cached = sent_input_hash[s].emplace(i, h).first;
+            }
+            if (cached->second != r.hashes[s][i])
+              add_finding(v, "input-mutated", "L2", "reject",
+                          "input '" + p.name + "' (its allocation, padding included) was modified during the timed calls (input set " +
+                              std::to_string(s) + ", timing block " + std::to_string(block + 1) + ")",
+                          label);
+          }
+        };
         auto recheck = [&](wire::JobResult& r, int block) {
           for (size_t s = 0; s < prepared.sets.size() && ct.rechecked; ++s) {
             const CaseInstance& inst = prepared.sets[s]->instance;
-            CaseCheck chk = check_outputs(inst, prepared.sets[s]->expected, outputs_from(entry, inst, r, s, true));
+            inputs_untouched(r, s, block);
+            CaseOutputs outs = outputs_from(entry, inst, r, s, true);
+            CaseCheck chk = check_outputs(inst, prepared.sets[s]->expected, outs);
             if (!chk.passed) {
               ct.rechecked = false;
               add_finding(v, "timed-output-wrong", "L2", "reject",
                           "outputs of timed calls are wrong on input set " + std::to_string(s) + " (timing block " +
                               std::to_string(block + 1) + "): " + chk.message,
                           label);
+              continue;
             }
+            if (!deterministic_case || (block != 0 && block != pairs - 1)) continue;
+            const uint64_t h = output_bits_hash(outs);
+            if (block == 0) first_block_hash[s] = h;
+            else if (h != first_block_hash[s])
+              add_finding(v, "nondeterministic", "L2", "reject",
+                          "outputs of timed calls differ between timing blocks 1 and " + std::to_string(block + 1) +
+                              " on input set " + std::to_string(s) + " (identical inputs, performance size)",
+                          label);
           }
         };
         // The baseline is held to the same outputs: a speedup over a wrong

@@ -5,6 +5,7 @@
 #include "kgb/task.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -1050,7 +1051,8 @@ Status read_entry(const SpecReader& r, const json& j, const std::string& prefix,
         if (!s || s->kind != ParamKind::Scalar || s->scalar_type != ScalarType::Bool) return r.error(cp + ".sorted", "expected the name of a bool scalar");
       }
     } else if (kind == "statistical") {
-      if (auto s = r.keys(c, cp, {"kind", "support", "mean", "variance", "sigmas"}); !s) return s.error();
+      if (auto s = r.keys(c, cp, {"kind", "support", "mean", "variance", "sigmas", "distribution", "strata", "strata_bins"}); !s)
+        return s.error();
       t.check = CheckKind::Statistical;
       if (c.contains("support")) {
         const json& sup = c["support"];
@@ -1082,6 +1084,21 @@ Status read_entry(const SpecReader& r, const json& j, const std::string& prefix,
       auto sig = r.number_field(c, "sigmas", cp, t.statistical.mean_sigmas);
       if (!sig) return sig.error();
       t.statistical.mean_sigmas = *sig;
+      auto dist = r.bool_field(c, "distribution", cp, t.statistical.distribution);
+      if (!dist) return dist.error();
+      t.statistical.distribution = *dist;
+      auto strata = r.string_field(c, "strata", cp, false);
+      if (!strata) return strata.error();
+      t.statistical.strata = *strata;
+      if (!t.statistical.strata.empty()) {
+        const Param* sp = t.param(t.statistical.strata);
+        if (!sp || sp->kind != ParamKind::Tensor || sp->is_written())
+          return r.error(cp + ".strata", "expected the name of an input tensor");
+      }
+      auto bins = r.number_field(c, "strata_bins", cp, t.statistical.strata_bins);
+      if (!bins) return bins.error();
+      if (*bins < 1 || *bins > 1000 || *bins != std::floor(*bins)) return r.error(cp + ".strata_bins", "expected an integer in [1, 1000]");
+      t.statistical.strata_bins = static_cast<int>(*bins);
     } else if (kind == "custom") {
       if (c.is_object())
         if (auto s = r.keys(c, cp, {"kind"}); !s) return s.error();

@@ -187,6 +187,14 @@ struct StatisticalCheck {
   std::string variance = "1";    // expression for the per-element variance
   double mean_sigmas = 6.0;      // allowed deviation in standard errors
   bool seeds_must_differ = true; // two seeds must not give identical outputs
+  // The whole distribution, not only its mean: a two-sample Kolmogorov-Smirnov
+  // test of the output against the reference sampler's output for the same
+  // inputs, within each of `strata_bins` quantile bins of the input tensor
+  // `strata` (the per-element parameter, e.g. bernoulli's probabilities), so
+  // that every parameter level is tested on its own.
+  bool distribution = true;
+  std::string strata;            // input tensor with the output's shape; empty: one stratum
+  int strata_bins = 10;
 };
 
 struct OrderCheck {             // sort and topk
