@@ -48,7 +48,7 @@ constexpr int64_t NV = 2;                   // vectors per register tile row
 constexpr int64_t NR = NV * W;              // register tile columns
 constexpr int64_t kPlanes = 2;              // packed panels: real plane, then imaginary plane
 constexpr int64_t KC = 16384 / (NR * kPlanes * sizeof(Real));  // slice depth: a 16 KB B micro-panel stays in L1
-constexpr int64_t MC = 96;                  // rows of C^T per work unit (a multiple of MR)
+constexpr int64_t MC = 192;                 // rows of C^T per work unit (a multiple of MR)
 constexpr int64_t NC = 1024;                // columns of C^T packed at once (a multiple of NR)
 
 // A strided matrix: element (r, q) at data[r * rs + q * cs].
@@ -102,12 +102,21 @@ inline V load_v(const Real* p) {
 inline void store_v(Real* p, V v) { memcpy(p, &v, sizeof v); }
 // a * b + c in one rounding where the CPU has FMA (g++ -std=c++17 does not
 // contract a * b + c on its own).
+// splat(p): *p in every lane, one broadcast load (V{} + x would keep an
+// addition of +0, which is not an identity for -0).
 #if defined(__AVX512F__)
 inline V fma_v(V a, V b, V c) { return (V)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
+inline V splat(const Real* p) { return (V)_mm512_set1_pd(*p); }
 #elif defined(__AVX2__) && defined(__FMA__)
 inline V fma_v(V a, V b, V c) { return (V)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c); }
+inline V splat(const Real* p) { return (V)_mm256_set1_pd(*p); }
 #else
 inline V fma_v(V a, V b, V c) { return a * b + c; }
+inline V splat(const Real* p) {
+  V v;
+  for (int64_t l = 0; l < W; ++l) v[l] = *p;
+  return v;
+}
 #endif
 
 // (re, im) tile of the workspace (row pitch ldw, imaginary plane `plane`
@@ -124,7 +133,7 @@ inline void micro(int64_t kc, const Real* ap, const Real* bp, Real* acc_out, int
       bi[q] = load_v(bp + p * NR * 2 + NR + q * W);
     }
     for (int64_t i = 0; i < MR; ++i) {
-      const V ar = V{} + ap[p * MR * 2 + i], ai = V{} + ap[p * MR * 2 + MR + i];  // broadcasts
+      const V ar = splat(ap + p * MR * 2 + i), ai = splat(ap + p * MR * 2 + MR + i);
       for (int64_t q = 0; q < NV; ++q) {
         re[i][q] = fma_v(ar, br[q], fma_v(-ai, bi[q], re[i][q]));
         im[i][q] = fma_v(ar, bi[q], fma_v(ai, br[q], im[i][q]));
