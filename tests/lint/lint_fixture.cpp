@@ -38,6 +38,10 @@ Param make_param(const std::string& spec, Fixture& f) {
   if (kind == "input" || kind == "output" || kind == "inout") {
     p.kind = ParamKind::Tensor;
     p.role = kind == "input" ? TensorRole::Input : kind == "output" ? TensorRole::Output : TensorRole::InOut;
+  } else if (kind.rfind("list-", 0) == 0) {  // list-<dtype>: an input tensor list of that dtype
+    p.kind = ParamKind::TensorList;
+    p.dtype = kind.substr(5);
+    if (!parse_dtype(p.dtype)) f.problems.push_back("unknown list dtype '" + p.dtype + "'");
   } else {
     p.kind = ParamKind::Scalar;
     if (kind == "int64") p.scalar_type = ScalarType::Int64;

@@ -45,11 +45,12 @@ class PrecisionDowngradeRule : public Rule {
   PrecisionDowngradeRule(const RuleInfo& info, PassState& state) : Rule(info, state) {
     const Task& task = *state.setup.task;
     for (DType d : task.dtypes) note_allowed(d);
+    // Tensor lists count like tensors: an f16 pointer array (blas/hgemm_batched) makes f16 the job.
     for (const Param& p : task.params)
-      if (p.kind == ParamKind::Tensor)
+      if (p.is_tensor() || p.is_list())
         if (auto d = parse_dtype(p.dtype)) note_allowed(*d);
     for (const Param& p : task.params)
-      if (p.kind == ParamKind::Tensor && p.dtype != "T" && !parse_dtype(p.dtype)) half_allowed_ = bf16_allowed_ = true;
+      if ((p.is_tensor() || p.is_list()) && p.dtype != "T" && !parse_dtype(p.dtype)) half_allowed_ = bf16_allowed_ = true;
   }
 
   void register_pp_callbacks(Preprocessor& preprocessor) override {

@@ -1,0 +1,243 @@
+// blas/zgemm_batched on the CPU (cublasZgemmBatched): for every item b, C[b] := alpha * op(A[b]) op(B[b]) + beta * C[b]
+// c128 (complex double, real part first), column-major, op C conjugates.
+//
+// Column-major C (m x n) is the row-major matrix C^T (n x m), and
+// C^T = op(B)^T op(A)^T, so every product runs as a row-major GEMM on
+// transposed views: only strides are swapped, op T / op C are free. The work
+// is a flat list of (item, block of MC rows of C^T) units spread over the
+// OpenMP threads with dynamic scheduling, so many small items and a few large
+// ones both keep every core busy. A unit packs KC-deep slices of its operands
+// into contiguous micro-panels (absorbing any leading dimension, transpose
+// or conjugation: the imaginary parts are packed in their own plane, negated
+// for op C) and sweeps them with an MR x NR register-blocked micro-kernel
+// on 64-byte (AVX-512) or 32-byte vectors, accumulating in a per-thread
+// double workspace that holds the unit's rows of C^T. Only when the whole k
+// is summed does the epilogue write C := alpha * acc + beta * C, once per
+// element (beta == 0 never reads C; alpha == 0 or k == 0 reads neither A nor
+// B).
+// Item b of a list is reached through its own data pointer: the items are not
+// back to back, and A or B items may repeat.
+#include <stdint.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+#include "kgb_kernel.h"
+
+namespace {
+
+typedef double Real;  // compute type
+struct Elem {    // interleaved complex storage: real part first
+  Real re, im;
+};
+#if defined(__AVX512F__)
+constexpr int kVectorBytes = 64;  // AVX-512
+#else
+constexpr int kVectorBytes = 32;  // AVX2, or two 16-byte halves elsewhere
+#endif
+typedef Real V __attribute__((vector_size(kVectorBytes)));
+
+constexpr int64_t W = kVectorBytes / sizeof(Real);  // lanes of V
+constexpr int64_t MR = 4;                   // register tile rows (real and imaginary accumulators)
+constexpr int64_t NV = 2;                   // vectors per register tile row
+constexpr int64_t NR = NV * W;              // register tile columns
+constexpr int64_t kPlanes = 2;              // packed panels: real plane, then imaginary plane
+constexpr int64_t KC = 16384 / (NR * kPlanes * sizeof(Real));  // slice depth: a 16 KB B micro-panel stays in L1
+constexpr int64_t MC = 192;                 // rows of C^T per work unit (a multiple of MR)
+constexpr int64_t NC = 1024;                // columns of C^T packed at once (a multiple of NR)
+
+// A strided matrix: element (r, q) at data[r * rs + q * cs].
+struct View {
+  const Elem* data;
+  int64_t rs, cs;
+  Real im_sign;  // -1 conjugates (op C)
+};
+
+// Packs element (r, q) of `x` into plane slot(s) `at` of a panel whose planes
+// are `plane` values apart; zero outside the matrix.
+inline void pack_one(const View& x, int64_t r, int64_t q, bool inside, Real* at, int64_t plane) {
+  if (!inside) {
+    at[0] = at[plane] = Real(0);
+    return;
+  }
+  const Elem e = x.data[r * x.rs + q * x.cs];
+  at[0] = e.re;
+  at[plane] = x.im_sign * e.im;
+}
+
+// MR rows x kc of `l` from (r0, p0) into a p-major micro-panel (rows past
+// `rows` are zero), walking whichever index has unit stride.
+void pack_rows(const View& l, int64_t r0, int64_t p0, int64_t rows, int64_t kc, Real* dst) {
+  if (l.rs == 1) {
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t i = 0; i < MR; ++i) pack_one(l, r0 + i, p0 + p, i < rows, dst + p * MR * kPlanes + i, MR);
+  } else {
+    for (int64_t i = 0; i < MR; ++i)
+      for (int64_t p = 0; p < kc; ++p) pack_one(l, r0 + i, p0 + p, i < rows, dst + p * MR * kPlanes + i, MR);
+  }
+}
+
+// kc x NR of `r` from (p0, q0) into a p-major micro-panel (columns past
+// `cols` are zero).
+void pack_cols(const View& r, int64_t p0, int64_t q0, int64_t cols, int64_t kc, Real* dst) {
+  if (r.cs == 1) {
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t j = 0; j < NR; ++j) pack_one(r, p0 + p, q0 + j, j < cols, dst + p * NR * kPlanes + j, NR);
+  } else {
+    for (int64_t j = 0; j < NR; ++j)
+      for (int64_t p = 0; p < kc; ++p) pack_one(r, p0 + p, q0 + j, j < cols, dst + p * NR * kPlanes + j, NR);
+  }
+}
+
+inline V load_v(const Real* p) {
+  V v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store_v(Real* p, V v) { memcpy(p, &v, sizeof v); }
+// a * b + c in one rounding where the CPU has FMA (g++ -std=c++17 does not
+// contract a * b + c on its own).
+// splat(p): *p in every lane, one broadcast load (V{} + x would keep an
+// addition of +0, which is not an identity for -0).
+#if defined(__AVX512F__)
+inline V fma_v(V a, V b, V c) { return (V)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
+inline V splat(const Real* p) { return (V)_mm512_set1_pd(*p); }
+#elif defined(__AVX2__) && defined(__FMA__)
+inline V fma_v(V a, V b, V c) { return (V)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c); }
+inline V splat(const Real* p) { return (V)_mm256_set1_pd(*p); }
+#else
+inline V fma_v(V a, V b, V c) { return a * b + c; }
+inline V splat(const Real* p) {
+  V v;
+  for (int64_t l = 0; l < W; ++l) v[l] = *p;
+  return v;
+}
+#endif
+
+// (re, im) tile of the workspace (row pitch ldw, imaginary plane `plane`
+// values after the real one) (+)= panel(a) * panel(b), four real FMAs per
+// complex product.
+inline void micro(int64_t kc, const Real* ap, const Real* bp, Real* acc_out, int64_t ldw, int64_t plane, bool first) {
+  V re[MR][NV], im[MR][NV];
+  for (int64_t i = 0; i < MR; ++i)
+    for (int64_t q = 0; q < NV; ++q) re[i][q] = im[i][q] = V{};
+  for (int64_t p = 0; p < kc; ++p) {
+    V br[NV], bi[NV];
+    for (int64_t q = 0; q < NV; ++q) {
+      br[q] = load_v(bp + p * NR * 2 + q * W);
+      bi[q] = load_v(bp + p * NR * 2 + NR + q * W);
+    }
+    for (int64_t i = 0; i < MR; ++i) {
+      const V ar = splat(ap + p * MR * 2 + i), ai = splat(ap + p * MR * 2 + MR + i);
+      for (int64_t q = 0; q < NV; ++q) {
+        re[i][q] = fma_v(ar, br[q], fma_v(-ai, bi[q], re[i][q]));
+        im[i][q] = fma_v(ar, bi[q], fma_v(ai, br[q], im[i][q]));
+      }
+    }
+  }
+  for (int64_t i = 0; i < MR; ++i)
+    for (int64_t q = 0; q < NV; ++q) {
+      Real* wr = acc_out + i * ldw + q * W;
+      Real* wi = wr + plane;
+      store_v(wr, first ? re[i][q] : re[i][q] + load_v(wr));
+      store_v(wi, first ? im[i][q] : im[i][q] + load_v(wi));
+    }
+}
+
+// Rows [r0, r0 + rows) of the row-major product L (n x k) * R (k x m) into
+// the workspace (rows x ldw per plane, ldw a multiple of NR).
+void gemm_rows(int64_t r0, int64_t rows, int64_t m, int64_t k, const View& l, const View& r, Real* work, int64_t ldw,
+               Real* apack, Real* bpack) {
+  const int64_t plane = MC * ldw;
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    const int64_t kc = std::min(KC, k - pc);
+    for (int64_t ir = 0; ir < rows; ir += MR) pack_rows(l, r0 + ir, pc, std::min(MR, rows - ir), kc, apack + ir * kc * kPlanes);
+    for (int64_t jc = 0; jc < m; jc += NC) {
+      const int64_t nc = std::min(NC, m - jc);
+      for (int64_t jr = 0; jr < nc; jr += NR) pack_cols(r, pc, jc + jr, std::min(NR, nc - jr), kc, bpack + jr * kc * kPlanes);
+      for (int64_t jr = 0; jr < nc; jr += NR)
+        for (int64_t ir = 0; ir < rows; ir += MR)
+          micro(kc, apack + ir * kc * 2, bpack + jr * kc * 2, work + ir * ldw + jc + jr, ldw, plane, pc == 0);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int kgb_blas_zgemm_batched(int transa, int transb, kgb_complex alpha, const kgb_tensor_list* Aarray, const kgb_tensor_list* Barray, kgb_complex beta, kgb_tensor_list* Carray, kgb_stream stream) {
+  (void)stream;
+  if (transa < 0 || transa > 2 || transb < 0 || transb > 2) return KGB_ERR_INVALID;
+  const int64_t batch = Carray->count;
+  if (Aarray->count != batch || Barray->count != batch) return KGB_ERR_INVALID;
+  if (batch == 0) return KGB_OK;
+  // Every item of a list shares its sizes and strides (one lda, ldb, ldc per call).
+  const kgb_tensor* A0 = Aarray->items[0];
+  const kgb_tensor* B0 = Barray->items[0];
+  const kgb_tensor* C0 = Carray->items[0];
+  if (A0->dtype != KGB_C128 || B0->dtype != KGB_C128 || C0->dtype != KGB_C128) return KGB_ERR_UNSUPPORTED;
+  if (A0->rank != 2 || B0->rank != 2 || C0->rank != 2) return KGB_ERR_INVALID;
+  const bool ta = transa != 0, tb = transb != 0;
+  const int64_t m = C0->sizes[0], n = C0->sizes[1], k = ta ? A0->sizes[0] : A0->sizes[1];
+  if ((ta ? A0->sizes[1] : A0->sizes[0]) != m || (tb ? B0->sizes[1] : B0->sizes[0]) != k ||
+      (tb ? B0->sizes[0] : B0->sizes[1]) != n)
+    return KGB_ERR_INVALID;
+  if (m == 0 || n == 0) return KGB_OK;
+  const Real alpha_re = static_cast<Real>(alpha.re), alpha_im = static_cast<Real>(alpha.im);
+  const Real beta_re = static_cast<Real>(beta.re), beta_im = static_cast<Real>(beta.im);
+  const bool multiply = k > 0 && (alpha_re != Real(0) || alpha_im != Real(0));  // else A and B are not read
+  const bool read_c = beta_re != Real(0) || beta_im != Real(0);               // else C is not read
+
+  // C^T (n x m) = op(B)^T (n x k) * op(A)^T (k x m).
+  const int64_t lrs = tb ? B0->strides[0] : B0->strides[1], lcs = tb ? B0->strides[1] : B0->strides[0];
+  const int64_t rrs = ta ? A0->strides[0] : A0->strides[1], rcs = ta ? A0->strides[1] : A0->strides[0];
+  const int64_t cs0 = C0->strides[0], cs1 = C0->strides[1];
+  const Real l_sign = transb == 2 ? Real(-1) : Real(1), r_sign = transa == 2 ? Real(-1) : Real(1);
+  const int64_t ldw = (m + NR - 1) / NR * NR;  // workspace row pitch
+  const int64_t row_blocks = (n + MC - 1) / MC;
+  const int64_t units = batch * row_blocks;
+#pragma omp parallel
+  {
+    std::vector<Real> apack, bpack, work(static_cast<size_t>(MC * ldw * kPlanes));
+    if (multiply) {
+      apack.resize(static_cast<size_t>(MC * std::min(k, KC) * kPlanes));
+      bpack.resize(static_cast<size_t>((std::min(m, NC) + NR - 1) / NR * NR * std::min(k, KC) * kPlanes));
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t u = 0; u < units; ++u) {
+      const int64_t b = u / row_blocks, r0 = (u % row_blocks) * MC, rows = std::min(MC, n - r0);
+      const Elem* a = static_cast<const Elem*>(Aarray->items[b]->data);
+      const Elem* bm = static_cast<const Elem*>(Barray->items[b]->data);
+      Elem* c = static_cast<Elem*>(Carray->items[b]->data);
+      if (multiply) {
+        const View l{bm, lrs, lcs, l_sign}, r{a, rrs, rcs, r_sign};
+        gemm_rows(r0, rows, m, k, l, r, work.data(), ldw, apack.data(), bpack.data());
+      }
+      // Epilogue: column r0 + jj of C is row jj of the workspace.
+      for (int64_t jj = 0; jj < rows; ++jj) {
+        const Real* w = work.data() + jj * ldw;
+        const Real* wi = w + MC * ldw;
+        Elem* col = c + (r0 + jj) * cs1;
+        for (int64_t i = 0; i < m; ++i) {
+          Real re = Real(0), im = Real(0);
+          if (multiply) {
+            re = alpha_re * w[i] - alpha_im * wi[i];
+            im = alpha_re * wi[i] + alpha_im * w[i];
+          }
+          Elem& out = col[i * cs0];
+          if (read_c) {
+            const Elem old = out;
+            re += beta_re * old.re - beta_im * old.im;
+            im += beta_re * old.im + beta_im * old.re;
+          }
+          out = Elem{re, im};
+        }
+      }
+    }
+  }
+  return KGB_OK;
+}
