@@ -1,0 +1,158 @@
+// Shared by the BLAS level-2 references (ger, geru, gerc, syr2, symv, trsv,
+// tbmv, sbmv) and their input generators. Matrices are column-major views
+// [rows, cols] with strides [1, ld] (HostTensor's logical element (i, j) is
+// linear index i * cols + j whatever the strides); vectors are 1-D views
+// whose signed stride is the BLAS increment (logical element i is the
+// vector's element i for either sign). Real values in double, complex values
+// in complex<double> with the textbook product, rounded once into the
+// output's dtype. cuBLAS's enum numbers: CUBLAS_FILL_MODE_LOWER/UPPER = 0/1,
+// CUBLAS_OP_N/T/C = 0/1/2, CUBLAS_DIAG_NON_UNIT/UNIT = 0/1.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "blas_reference.h"
+#include "kgb/random.h"
+#include "kgb/reference.h"
+#include "kgb/tensor.h"
+
+namespace kgb::level2_reference {
+
+enum Fill : int64_t { kLower = 0, kUpper = 1 };
+enum Diag : int64_t { kNonUnit = 0, kUnit = 1 };
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Whether element (i, j) lies in the `uplo` triangle (diagonal included).
+inline bool in_triangle(int64_t uplo, int64_t i, int64_t j) { return uplo == kLower ? i >= j : i <= j; }
+
+inline void require(bool ok, const std::string& task, const char* what) {
+  if (!ok) throw std::runtime_error(task + ": " + what);
+}
+
+inline int64_t fill_mode(const RefArgs& args, const std::string& task) {
+  const int64_t uplo = args.int_scalar("uplo");
+  require(uplo == kLower || uplo == kUpper, task, "uplo must be CUBLAS_FILL_MODE_LOWER or _UPPER");
+  return uplo;
+}
+
+// General rank-1 update A := alpha * x * op(y)^T + A, op = conj for gerc.
+// alpha == 0 returns before reading x or y (BLAS), A keeps its values.
+template <class V>
+void ger(RefArgs& args, const std::string& task, bool conjugate_y) {
+  const HostTensor& x = args.tensor("x");
+  const HostTensor& y = args.tensor("y");
+  HostTensor& a = args.tensor("A");
+  require(x.rank() == 1 && y.rank() == 1 && a.rank() == 2, task, "x and y must be vectors and A a matrix");
+  const int64_t m = a.size(0), n = a.size(1);
+  require(x.size(0) == m && y.size(0) == n, task, "A must be size(x) x size(y)");
+  V alpha;
+  if constexpr (std::is_same_v<V, double>)
+    alpha = args.scalar("alpha");
+  else
+    alpha = args.complex_scalar("alpha");
+  if (alpha == V(0) || m == 0 || n == 0) return;
+  const std::vector<V> xv = blas_reference::logical_values<V>(x), yv = blas_reference::logical_values<V>(y);
+  std::vector<V> av = blas_reference::logical_values<V>(a);
+  for (int64_t i = 0; i < m; ++i) {
+    const V ax = blas_reference::mul(alpha, xv[static_cast<size_t>(i)]);
+    for (int64_t j = 0; j < n; ++j)
+      av[static_cast<size_t>(i * n + j)] += blas_reference::mul(ax, blas_reference::conj_if(yv[static_cast<size_t>(j)], conjugate_y));
+  }
+  if constexpr (std::is_same_v<V, double>)
+    from_doubles(a, av);
+  else
+    from_complex(a, av);
+}
+
+// Symmetric rank-2 update of the `uplo` triangle of A (real):
+// A(i, j) += alpha * (x[i] * y[j] + y[i] * x[j]) for (i, j) in the triangle;
+// the other triangle keeps its values. alpha == 0 returns before reading x
+// or y (BLAS).
+inline void syr2(RefArgs& args, const std::string& task) {
+  const int64_t uplo = fill_mode(args, task);
+  const double alpha = args.scalar("alpha");
+  const HostTensor& x = args.tensor("x");
+  const HostTensor& y = args.tensor("y");
+  HostTensor& a = args.tensor("A");
+  require(x.rank() == 1 && y.rank() == 1 && a.rank() == 2, task, "x and y must be vectors and A a matrix");
+  const int64_t n = a.size(0);
+  require(a.size(1) == n && x.size(0) == n && y.size(0) == n, task, "A must be n x n with n = size(x) = size(y)");
+  if (alpha == 0 || n == 0) return;
+  const std::vector<double> xv = to_doubles(x), yv = to_doubles(y);
+  std::vector<double> av = to_doubles(a);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      if (in_triangle(uplo, i, j))
+        av[static_cast<size_t>(i * n + j)] +=
+            alpha * (xv[static_cast<size_t>(i)] * yv[static_cast<size_t>(j)] + yv[static_cast<size_t>(i)] * xv[static_cast<size_t>(j)]);
+  from_doubles(a, av);
+}
+
+// Whether the case's `alpha` scalar (real or complex) is zero.
+inline bool alpha_is_zero(const GeneratorArgs& g) {
+  const ScalarValue& a = g.scalars.at("alpha");
+  return a.kind == ScalarValue::Kind::Complex ? a.c == std::complex<double>(0) : a.number().value_or(1) == 0;
+}
+
+// A vector operand of an update scaled by alpha (ger, geru, gerc): standard
+// normal values (both parts for complex dtypes) with a few special elements.
+// When alpha == 0 BLAS must not read the vector: a quarter of its elements
+// are NaN (real: NaN, +Inf, -Inf in turn), so a kernel that multiplies by
+// alpha == 0 anyway produces NaN. Otherwise about 2% of the elements (none in
+// vectors shorter than 50) are special and propagate into their row or column
+// of the result. Complex specials are NaN in both parts: that stays NaN under
+// every product convention, so the expected result does not depend on how an
+// implementation multiplies.
+inline void vector_with_specials(GeneratorArgs& g) {
+  const int64_t n = g.tensor.numel();
+  const bool complex = is_complex(g.tensor.dtype());
+  for (int64_t i = 0; i < n; ++i) {
+    const double re = standard_normal(g.rng);
+    if (complex)
+      g.tensor.set_complex(i, {re, standard_normal(g.rng)});
+    else
+      g.tensor.set(i, re);
+  }
+  const int64_t specials = alpha_is_zero(g) ? (n + 3) / 4 : n / 50;
+  const double real_specials[] = {kNaN, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  for (int64_t k = 0; k < specials; ++k) {
+    const auto at = static_cast<int64_t>(g.rng() % static_cast<uint64_t>(n));
+    if (complex)
+      g.tensor.set_complex(at, {kNaN, kNaN});
+    else
+      g.tensor.set(at, real_specials[k % 3]);
+  }
+}
+
+// A square matrix whose `uplo` triangle (diagonal included) holds standard
+// normal values and whose other triangle is NaN: a kernel that reads the
+// unreferenced triangle produces NaN, and one that writes it is caught by the
+// exact NaN match on inout matrices (or the input hash on read-only ones).
+// The fill mode comes from the case's `uplo` scalar.
+inline void poisoned_triangle(GeneratorArgs& g) {
+  const HostTensor& t = g.tensor;
+  if (t.rank() != 2 || t.size(0) != t.size(1)) throw std::runtime_error(g.param + ": a square matrix is expected");
+  const int64_t n = t.size(0), uplo = g.scalars.at("uplo").i;
+  const bool complex = is_complex(t.dtype());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const bool used = in_triangle(uplo, i, j);
+      if (complex) {
+        const double re = used ? standard_normal(g.rng) : kNaN;
+        g.tensor.set_complex(i * n + j, {re, used ? standard_normal(g.rng) : kNaN});
+      } else {
+        g.tensor.set(i * n + j, used ? standard_normal(g.rng) : kNaN);
+      }
+    }
+}
+
+}  // namespace kgb::level2_reference
