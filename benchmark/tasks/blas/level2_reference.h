@@ -97,6 +97,133 @@ inline void syr2(RefArgs& args, const std::string& task) {
   from_doubles(a, av);
 }
 
+// Symmetric matrix-vector product y := alpha * A * x + beta * y with A
+// given by its `uplo` triangle (sym(i, j) = A(i, j) inside the triangle,
+// A(j, i) outside; no conjugation, also for complex values). BLAS rules:
+// beta == 0 never reads y, alpha == 0 reads neither A nor x.
+template <class V>
+void symv(RefArgs& args, const std::string& task) {
+  const int64_t uplo = fill_mode(args, task);
+  const HostTensor& a = args.tensor("A");
+  const HostTensor& x = args.tensor("x");
+  HostTensor& y = args.tensor("y");
+  require(x.rank() == 1 && y.rank() == 1 && a.rank() == 2, task, "x and y must be vectors and A a matrix");
+  const int64_t n = a.size(0);
+  require(a.size(1) == n && x.size(0) == n && y.size(0) == n, task, "A must be n x n with n = size(x) = size(y)");
+  V alpha, beta;
+  if constexpr (std::is_same_v<V, double>) {
+    alpha = args.scalar("alpha");
+    beta = args.scalar("beta");
+  } else {
+    alpha = args.complex_scalar("alpha");
+    beta = args.complex_scalar("beta");
+  }
+  std::vector<V> out(static_cast<size_t>(n), V(0));
+  if (alpha != V(0)) {
+    const std::vector<V> av = blas_reference::logical_values<V>(a), xv = blas_reference::logical_values<V>(x);
+    parallel_chunks(n, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i) {
+        V sum(0);
+        for (int64_t j = 0; j < n; ++j) {
+          const V aij = in_triangle(uplo, i, j) ? av[static_cast<size_t>(i * n + j)] : av[static_cast<size_t>(j * n + i)];
+          sum += blas_reference::mul(aij, xv[static_cast<size_t>(j)]);
+        }
+        out[static_cast<size_t>(i)] = blas_reference::mul(alpha, sum);
+      }
+    });
+  }
+  if (beta != V(0)) {
+    const std::vector<V> yv = blas_reference::logical_values<V>(y);
+    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] += blas_reference::mul(beta, yv[static_cast<size_t>(i)]);
+  }
+  if constexpr (std::is_same_v<V, double>)
+    from_doubles(y, out);
+  else
+    from_complex(y, out);
+}
+
+// The output vector of y := ... + beta * y: standard normal values (both
+// parts for complex dtypes) with about 3% NaN elements (NaN in both parts;
+// at least one in a non-empty vector). With beta == 0 BLAS never reads y,
+// so the NaN must not reach the result; with beta != 0 they propagate.
+inline void output_vector_with_nans(GeneratorArgs& g) {
+  const int64_t n = g.tensor.numel();
+  const bool complex = is_complex(g.tensor.dtype());
+  for (int64_t i = 0; i < n; ++i) {
+    const double re = standard_normal(g.rng);
+    if (complex)
+      g.tensor.set_complex(i, {re, standard_normal(g.rng)});
+    else
+      g.tensor.set(i, re);
+  }
+  if (n < 8) return;
+  const int64_t nans = std::max<int64_t>(1, n * 3 / 100);
+  for (int64_t k = 0; k < nans; ++k) {
+    const auto at = static_cast<int64_t>(g.rng() % static_cast<uint64_t>(n));
+    if (complex)
+      g.tensor.set_complex(at, {kNaN, kNaN});
+    else
+      g.tensor.set(at, kNaN);
+  }
+}
+
+// Triangular solve op(A) * x_new = x in place (trsv), real: op = A for
+// CUBLAS_OP_N, A^T for _T and _C; only the `uplo` triangle is read, and the
+// diagonal is taken as 1 without being read for CUBLAS_DIAG_UNIT. Exact
+// substitution in double on logical elements, rounded once into x.
+inline void trsv(RefArgs& args, const std::string& task) {
+  const int64_t uplo = fill_mode(args, task), trans = args.int_scalar("trans"), diag = args.int_scalar("diag");
+  require(trans >= blas_reference::kOpN && trans <= blas_reference::kOpC, task, "trans must be CUBLAS_OP_N, _T or _C");
+  require(diag == kNonUnit || diag == kUnit, task, "diag must be CUBLAS_DIAG_NON_UNIT or _UNIT");
+  const HostTensor& a = args.tensor("A");
+  HostTensor& x = args.tensor("x");
+  require(a.rank() == 2 && x.rank() == 1, task, "A must be a matrix and x a vector");
+  const int64_t n = a.size(0);
+  require(a.size(1) == n && x.size(0) == n, task, "A must be n x n with n = size(x)");
+  const std::vector<double> av = to_doubles(a);
+  std::vector<double> xv = to_doubles(x);
+  const bool transposed = trans != blas_reference::kOpN;
+  // op(A)(i, j): A(i, j), or A(j, i) when transposed; op(A) is lower triangular
+  // when exactly one of (uplo == lower, not transposed) fails.
+  auto op = [&](int64_t i, int64_t j) { return transposed ? av[static_cast<size_t>(j * n + i)] : av[static_cast<size_t>(i * n + j)]; };
+  const bool forward = (uplo == kLower) != transposed;
+  for (int64_t s = 0; s < n; ++s) {
+    const int64_t i = forward ? s : n - 1 - s;
+    double v = xv[static_cast<size_t>(i)];
+    for (int64_t t = 0; t < s; ++t) {
+      const int64_t j = forward ? t : n - 1 - t;
+      v -= op(i, j) * xv[static_cast<size_t>(j)];
+    }
+    xv[static_cast<size_t>(i)] = diag == kUnit ? v : v / op(i, i);
+  }
+  from_doubles(x, xv);
+}
+
+// A well-conditioned triangular matrix for trsv: the `uplo` triangle holds
+// off-diagonal values uniform in (-0.75/n, 0.75/n) (every row and column of
+// the off-diagonal part sums to less than 0.75 in absolute value) and
+// diagonal values of random sign with magnitude in [1, 2), so op(A)^-1 has
+// norm below 4 for either op and the solution stays well scaled at any n.
+// The other triangle is NaN, and so is the stored diagonal for
+// CUBLAS_DIAG_UNIT (the case's `diag` scalar), which must then not be read.
+inline void well_conditioned_triangle(GeneratorArgs& g) {
+  const HostTensor& t = g.tensor;
+  if (t.rank() != 2 || t.size(0) != t.size(1)) throw std::runtime_error(g.param + ": a square matrix is expected");
+  const int64_t n = t.size(0), uplo = g.scalars.at("uplo").i, diag = g.scalars.at("diag").i;
+  const double scale = 0.75 / static_cast<double>(std::max<int64_t>(n, 1));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double v = kNaN;
+      if (i == j) {
+        const double magnitude = 1.0 + uniform_open01(g.rng);
+        if (diag == kNonUnit) v = (g.rng() & 1) ? magnitude : -magnitude;
+      } else if (in_triangle(uplo, i, j)) {
+        v = (2.0 * uniform_open01(g.rng) - 1.0) * scale;
+      }
+      g.tensor.set(i * n + j, v);
+    }
+}
+
 // Whether the case's `alpha` scalar (real or complex) is zero.
 inline bool alpha_is_zero(const GeneratorArgs& g) {
   const ScalarValue& a = g.scalars.at("alpha");
