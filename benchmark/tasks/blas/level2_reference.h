@@ -224,6 +224,73 @@ inline void well_conditioned_triangle(GeneratorArgs& g) {
     }
 }
 
+// Band storage (gbmv/sbmv/tbmv): a (k + 1) x n column-major view holds the
+// band of an n x n matrix, column j of the band holding column j of the
+// matrix. Upper (uplo = 1): A(i, j), max(0, j - k) <= i <= j, sits at band
+// row k + i - j (row k is the diagonal). Lower (uplo = 0): A(i, j),
+// j <= i <= min(n - 1, j + k), sits at band row i - j (row 0 is the
+// diagonal). The other band elements (the corners) are not part of A.
+inline bool band_element_used(int64_t uplo, int64_t k, int64_t n, int64_t r, int64_t j) {
+  return uplo == kUpper ? r >= k - j : r + j <= n - 1;
+}
+
+// Band row holding A(i, j) of the `uplo` triangle, or -1 when (i, j) is
+// outside the band.
+inline int64_t band_row(int64_t uplo, int64_t k, int64_t i, int64_t j) {
+  const int64_t d = uplo == kUpper ? j - i : i - j;
+  if (d < 0 || d > k) return -1;
+  return uplo == kUpper ? k + i - j : i - j;
+}
+
+// Triangular band matrix-vector product x := op(A) * x in place (tbmv),
+// real: op = A for CUBLAS_OP_N, A^T for _T and _C; the diagonal is taken as 1
+// without being read for CUBLAS_DIAG_UNIT. In double, rounded once into x.
+inline void tbmv(RefArgs& args, const std::string& task) {
+  const int64_t uplo = fill_mode(args, task), trans = args.int_scalar("trans"), diag = args.int_scalar("diag");
+  require(trans >= blas_reference::kOpN && trans <= blas_reference::kOpC, task, "trans must be CUBLAS_OP_N, _T or _C");
+  require(diag == kNonUnit || diag == kUnit, task, "diag must be CUBLAS_DIAG_NON_UNIT or _UNIT");
+  const HostTensor& a = args.tensor("A");
+  HostTensor& x = args.tensor("x");
+  require(a.rank() == 2 && x.rank() == 1, task, "A must be a (k + 1) x n band and x a vector");
+  const int64_t k = a.size(0) - 1, n = a.size(1);
+  require(k >= 0 && x.size(0) == n, task, "A must be (k + 1) x n with n = size(x)");
+  const std::vector<double> band = to_doubles(a), xv = to_doubles(x);
+  std::vector<double> out(static_cast<size_t>(n), 0.0);
+  const bool transposed = trans != blas_reference::kOpN;
+  for (int64_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int64_t j = std::max<int64_t>(0, i - k); j <= std::min(n - 1, i + k); ++j) {
+      // op(A)(i, j) = A(i, j), or A(j, i) when transposed.
+      const int64_t row = transposed ? j : i, col = transposed ? i : j;
+      const int64_t r = band_row(uplo, k, row, col);
+      if (r < 0) continue;
+      const double v = (row == col && diag == kUnit) ? 1.0 : band[static_cast<size_t>(r * n + col)];
+      sum += v * xv[static_cast<size_t>(j)];
+    }
+    out[static_cast<size_t>(i)] = sum;
+  }
+  from_doubles(x, out);
+}
+
+// A band matrix for tbmv/sbmv: standard normal values in the band elements
+// that are part of A and NaN in the unused corners, so a kernel that reads a
+// corner produces NaN (and one that writes the band, an input, is caught by
+// the input hash). For triangular band matrices with CUBLAS_DIAG_UNIT (a
+// case scalar `diag` of 1) the diagonal row is NaN too: it must not be read.
+inline void poisoned_band(GeneratorArgs& g) {
+  const HostTensor& t = g.tensor;
+  if (t.rank() != 2 || t.size(0) < 1) throw std::runtime_error(g.param + ": a (k + 1) x n band is expected");
+  const int64_t k = t.size(0) - 1, n = t.size(1), uplo = g.scalars.at("uplo").i;
+  const auto diag_it = g.scalars.find("diag");
+  const bool unit = diag_it != g.scalars.end() && diag_it->second.i == kUnit;
+  const int64_t diag_row = uplo == kUpper ? k : 0;
+  for (int64_t r = 0; r <= k; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      const bool used = band_element_used(uplo, k, n, r, j) && !(unit && r == diag_row);
+      g.tensor.set(r * n + j, used ? standard_normal(g.rng) : kNaN);
+    }
+}
+
 // Whether the case's `alpha` scalar (real or complex) is zero.
 inline bool alpha_is_zero(const GeneratorArgs& g) {
   const ScalarValue& a = g.scalars.at("alpha");
