@@ -8,14 +8,17 @@
 // data[i * inc] is element i) and written back at the end.
 // - op N walks columns of A (unit stride): after a diagonal block is solved,
 //   the unknowns still to come are updated right away with that block's
-//   columns, x(rest) -= A(rest, B) * x(B), axpy loops split over OpenMP
-//   threads by rows.
+//   columns, x(rest) -= A(rest, B) * x(B), four columns per pass so x(rest)
+//   is loaded and stored once per four columns.
 // - op T/C walks columns of A as rows of op(A): before a diagonal block is
-//   solved, each of its unknowns subtracts a dot product of its column of A
-//   with every unknown solved so far, x(B) -= A(done, B)^T * x(done), split
-//   over the threads by unknown.
-// The diagonal blocks are solved by one thread (kBlock^2 / 2 operations); the
-// bulk of the work, reading the triangle once, is vectorised and parallel.
+//   solved, its unknowns subtract dot products of their columns of A with
+//   every unknown solved so far, x(B) -= A(done, B)^T * x(done), four columns
+//   per pass sharing the loads of x(done).
+// The diagonal blocks are solved in place (kBlock^2 / 2 operations each);
+// the bulk of the work, reading the triangle once, is vectorised. Each block
+// needs the previous one, so threads meet twice per block: OpenMP splits the
+// updates only for large systems (n >= kParallelMin), where a block's update
+// streams megabytes and the meeting costs little beside it.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,9 +28,9 @@
 
 namespace {
 
-constexpr int64_t kBlock = 128;      // unknowns per diagonal block
-constexpr int64_t kRowChunk = 1024;  // rows per parallel update chunk
-constexpr int64_t kParallelMin = 512;
+constexpr int64_t kBlock = 256;          // unknowns per diagonal block
+constexpr int64_t kRowChunk = 2048;      // rows per parallel update chunk
+constexpr int64_t kParallelMin = 8192;   // n from which the updates are split over threads
 
 struct Solve {
   const float* a;
@@ -36,10 +39,20 @@ struct Solve {
   float* x;
 };
 
-// op N: x(r0:r1) -= A(r0:r1, c0:c1) * x(c0:c1), column by column.
+// op N: x(r0:r1) -= A(r0:r1, c0:c1) * x(c0:c1), four columns per pass.
 inline void update_columns(const Solve& s, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
   float* __restrict xr = s.x;
-  for (int64_t j = c0; j < c1; ++j) {
+  int64_t j = c0;
+  for (; j + 4 <= c1; j += 4) {
+    const float x0 = s.x[j], x1 = s.x[j + 1], x2 = s.x[j + 2], x3 = s.x[j + 3];
+    const float* __restrict a0 = s.a + j * s.lda;
+    const float* __restrict a1 = a0 + s.lda;
+    const float* __restrict a2 = a1 + s.lda;
+    const float* __restrict a3 = a2 + s.lda;
+#pragma omp simd
+    for (int64_t i = r0; i < r1; ++i) xr[i] -= (a0[i] * x0 + a1[i] * x1) + (a2[i] * x2 + a3[i] * x3);
+  }
+  for (; j < c1; ++j) {
     const float xj = s.x[j];
     const float* __restrict col = s.a + j * s.lda;
 #pragma omp simd
@@ -55,6 +68,29 @@ inline float column_dot(const Solve& s, int64_t i, int64_t r0, int64_t r1) {
 #pragma omp simd reduction(+ : sum)
   for (int64_t j = r0; j < r1; ++j) sum += col[j] * xv[j];
   return sum;
+}
+
+// op T: x[i + q] -= sum over j in [r0, r1) of A(j, i + q) * x[j], q = 0..3,
+// the four dot products sharing the loads of x.
+inline void column_dots4(const Solve& s, int64_t i, int64_t r0, int64_t r1) {
+  const float* __restrict a0 = s.a + i * s.lda;
+  const float* __restrict a1 = a0 + s.lda;
+  const float* __restrict a2 = a1 + s.lda;
+  const float* __restrict a3 = a2 + s.lda;
+  const float* __restrict xv = s.x;
+  float d0 = 0.0f, d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
+#pragma omp simd reduction(+ : d0, d1, d2, d3)
+  for (int64_t j = r0; j < r1; ++j) {
+    const float v = xv[j];
+    d0 += a0[j] * v;
+    d1 += a1[j] * v;
+    d2 += a2[j] * v;
+    d3 += a3[j] * v;
+  }
+  s.x[i] -= d0;
+  s.x[i + 1] -= d1;
+  s.x[i + 2] -= d2;
+  s.x[i + 3] -= d3;
 }
 
 // Solves the diagonal block [b0, b1) in place, in solve order.
@@ -104,8 +140,11 @@ extern "C" int kgb_blas_strsv(int uplo, int trans, int diag, const kgb_tensor* A
     if (transposed) {
       // x(B) -= A(done, B)^T x(done): done = [0, b0) forward, [b1, n) backward.
       const int64_t d0 = s.forward ? 0 : b1, d1 = s.forward ? b0 : n;
+      const int64_t quads = (b1 - b0) / 4;
 #pragma omp for schedule(static)
-      for (int64_t i = b0; i < b1; ++i) s.x[i] -= column_dot(s, i, d0, d1);
+      for (int64_t q = 0; q < quads; ++q) column_dots4(s, b0 + 4 * q, d0, d1);
+#pragma omp single
+      for (int64_t i = b0 + 4 * quads; i < b1; ++i) s.x[i] -= column_dot(s, i, d0, d1);
 #pragma omp single
       solve_block(s, true, b0, b1);
     } else {
