@@ -272,6 +272,39 @@ inline void tbmv(RefArgs& args, const std::string& task) {
   from_doubles(x, out);
 }
 
+// Symmetric band matrix-vector product y := alpha * A * x + beta * y (sbmv),
+// real, A given by the `uplo` triangle of its band. BLAS rules: beta == 0
+// never reads y, alpha == 0 reads neither A nor x.
+inline void sbmv(RefArgs& args, const std::string& task) {
+  const int64_t uplo = fill_mode(args, task);
+  const double alpha = args.scalar("alpha"), beta = args.scalar("beta");
+  const HostTensor& a = args.tensor("A");
+  const HostTensor& x = args.tensor("x");
+  HostTensor& y = args.tensor("y");
+  require(a.rank() == 2 && x.rank() == 1 && y.rank() == 1, task, "A must be a (k + 1) x n band, x and y vectors");
+  const int64_t k = a.size(0) - 1, n = a.size(1);
+  require(k >= 0 && x.size(0) == n && y.size(0) == n, task, "A must be (k + 1) x n with n = size(x) = size(y)");
+  std::vector<double> out(static_cast<size_t>(n), 0.0);
+  if (alpha != 0) {
+    const std::vector<double> band = to_doubles(a), xv = to_doubles(x);
+    for (int64_t i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int64_t j = std::max<int64_t>(0, i - k); j <= std::min(n - 1, i + k); ++j) {
+        // S(i, j) = A(i, j) inside the stored triangle, A(j, i) outside.
+        const bool stored = in_triangle(uplo, i, j);
+        const int64_t row = stored ? i : j, col = stored ? j : i;
+        sum += band[static_cast<size_t>(band_row(uplo, k, row, col) * n + col)] * xv[static_cast<size_t>(j)];
+      }
+      out[static_cast<size_t>(i)] = alpha * sum;
+    }
+  }
+  if (beta != 0) {
+    const std::vector<double> yv = to_doubles(y);
+    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] += beta * yv[static_cast<size_t>(i)];
+  }
+  from_doubles(y, out);
+}
+
 // A band matrix for tbmv/sbmv: standard normal values in the band elements
 // that are part of A and NaN in the unused corners, so a kernel that reads a
 // corner produces NaN (and one that writes the band, an input, is caught by
