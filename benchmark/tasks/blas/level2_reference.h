@@ -97,6 +97,21 @@ inline void syr2(RefArgs& args, const std::string& task) {
   from_doubles(a, av);
 }
 
+// Fills the generator's tensor with standard normal values (both parts for
+// complex dtypes); returns whether the dtype is complex.
+inline bool fill_standard_normal(GeneratorArgs& g) {
+  const int64_t n = g.tensor.numel();
+  const bool complex = is_complex(g.tensor.dtype());
+  for (int64_t i = 0; i < n; ++i) {
+    const double re = standard_normal(g.rng);
+    if (complex)
+      g.tensor.set_complex(i, {re, standard_normal(g.rng)});
+    else
+      g.tensor.set(i, re);
+  }
+  return complex;
+}
+
 // Symmetric matrix-vector product y := alpha * A * x + beta * y with A
 // given by its `uplo` triangle (sym(i, j) = A(i, j) inside the triangle,
 // A(j, i) outside; no conjugation, also for complex values). BLAS rules:
@@ -144,18 +159,12 @@ void symv(RefArgs& args, const std::string& task) {
 
 // The output vector of y := ... + beta * y: standard normal values (both
 // parts for complex dtypes) with about 3% NaN elements (NaN in both parts;
-// at least one in a non-empty vector). With beta == 0 BLAS never reads y,
+// at least one in vectors of 8 or more elements, none in shorter ones so
+// that tiny cases keep a finite answer). With beta == 0 BLAS never reads y,
 // so the NaN must not reach the result; with beta != 0 they propagate.
 inline void output_vector_with_nans(GeneratorArgs& g) {
   const int64_t n = g.tensor.numel();
-  const bool complex = is_complex(g.tensor.dtype());
-  for (int64_t i = 0; i < n; ++i) {
-    const double re = standard_normal(g.rng);
-    if (complex)
-      g.tensor.set_complex(i, {re, standard_normal(g.rng)});
-    else
-      g.tensor.set(i, re);
-  }
+  const bool complex = fill_standard_normal(g);
   if (n < 8) return;
   const int64_t nans = std::max<int64_t>(1, n * 3 / 100);
   for (int64_t k = 0; k < nans; ++k) {
@@ -341,14 +350,7 @@ inline bool alpha_is_zero(const GeneratorArgs& g) {
 // implementation multiplies.
 inline void vector_with_specials(GeneratorArgs& g) {
   const int64_t n = g.tensor.numel();
-  const bool complex = is_complex(g.tensor.dtype());
-  for (int64_t i = 0; i < n; ++i) {
-    const double re = standard_normal(g.rng);
-    if (complex)
-      g.tensor.set_complex(i, {re, standard_normal(g.rng)});
-    else
-      g.tensor.set(i, re);
-  }
+  const bool complex = fill_standard_normal(g);
   const int64_t specials = alpha_is_zero(g) ? (n + 3) / 4 : n / 50;
   const double real_specials[] = {kNaN, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
   for (int64_t k = 0; k < specials; ++k) {
