@@ -33,11 +33,11 @@ struct Params {
   int64_t incy;
   double* a;
   int64_t lda;
+  bool vec;  // every column starts 16-byte aligned: pairs of rows move as double2
 };
 
 __device__ __forceinline__ bool inside(bool lower, int64_t i, int64_t j) { return lower ? i >= j : i <= j; }
 
-template <bool kVec>
 __global__ void __launch_bounds__(kThreads) dsyr2_kernel(Params p) {
   constexpr int64_t kBlockRows = static_cast<int64_t>(kThreads) * kRowsPerThread;
   const int64_t row_begin = static_cast<int64_t>(blockIdx.y) * kBlockRows;
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kThreads) dsyr2_kernel(Params p) {
     if (!in0 && !in1) continue;
     const double xj = __ldg(p.x + j * p.incx), yj = __ldg(p.y + j * p.incy);
     double* col = p.a + j * p.lda + i;
-    if (kVec && pair) {
+    if (p.vec && pair) {
       double2 v = *reinterpret_cast<double2*>(col);
       if (in0) v.x = fma(x0, yj, fma(y0, xj, v.x));
       if (in1) v.y = fma(x1, yj, fma(y1, xj, v.y));
@@ -85,14 +85,11 @@ extern "C" int kgb_blas_dsyr2(int uplo, double alpha, const kgb_tensor* x, const
   p.incy = y->strides[0];
   p.a = static_cast<double*>(A->data);
   p.lda = p.n > 1 ? A->strides[1] : 1;
-  const bool aligned = (reinterpret_cast<uintptr_t>(p.a) & 15) == 0 && p.lda % 2 == 0;
+  p.vec = (reinterpret_cast<uintptr_t>(p.a) & 15) == 0 && p.lda % 2 == 0;
   const int64_t block_rows = static_cast<int64_t>(kThreads) * kRowsPerThread;
   // x: column tiles (up to 2^31 - 1), y: row blocks (up to 65535 * 512 rows).
   const dim3 grid(static_cast<unsigned>((p.n + kCols - 1) / kCols), static_cast<unsigned>((p.n + block_rows - 1) / block_rows));
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  if (aligned)
-    dsyr2_kernel<true><<<grid, kThreads, 0, s>>>(p);
-  else
-    dsyr2_kernel<false><<<grid, kThreads, 0, s>>>(p);
+  dsyr2_kernel<<<grid, kThreads, 0, s>>>(p);
   return cudaGetLastError() == cudaSuccess ? KGB_OK : KGB_ERR_INVALID;
 }
