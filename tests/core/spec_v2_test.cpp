@@ -159,6 +159,15 @@ TEST_CASE("a list of views names the input its items lie in, and is always an al
             "field 'params[0].alias_of': only a view output has alias_of and alias"));
 }
 
+TEST_CASE("the prompt prints whole-number dimensions exactly, however large") {
+  SpecFolder f;
+  auto t = kgb::load_task_file(f.write(replace(kSpec, R"("dims": {"n": 2, "A": 3, "B": 4})", R"("dims": {"n": 2, "A": 3, "B": 1048576})")));
+  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+  const std::string text = kgb::describe_case(*t, t->correctness[0]);
+  CHECK(has(text, "[3, 1048576]"));
+  CHECK(text.find("e+06") == std::string::npos);
+}
+
 TEST_CASE("overloads inherit, need three cases each, and get their own entry and key") {
   const std::string with_overload = replace(kSpec, R"("performance": [])", R"("performance": [],
     "overloads": [{"name": "Scalar", "params": [{"name": "self", "tensor": "input", "dtype": "T", "shape": ["N"]},

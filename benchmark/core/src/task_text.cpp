@@ -1,5 +1,6 @@
 #include "kgb/task_text.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "kgb/case.h"
@@ -20,7 +21,10 @@ std::string dtype_names(const std::vector<DType>& dtypes) {
   return join(names, ", ");
 }
 
+// Whole numbers print exactly (a 1048576-element dimension, not 1.04858e+06);
+// others as the stream's default (6 significant digits).
 std::string format_number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 0x1p53) return std::to_string(static_cast<int64_t>(v));
   std::ostringstream os;
   os << v;
   return os.str();

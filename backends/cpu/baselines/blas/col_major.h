@@ -1,6 +1,7 @@
 // Shared by the OpenBLAS baselines: a 2-D view as a column-major BLAS operand
 // (pointer and leading dimension, strides [1, ld]), with a dense copy when the
-// view is not column-major, and cuBLAS's op codes as CBLAS transposes.
+// view is not column-major, and cuBLAS's op, fill-mode and diagonal codes as
+// CBLAS enums.
 #pragma once
 
 #include <cblas.h>
@@ -15,6 +16,10 @@ namespace kgb::cpu_blas {
 
 // CUBLAS_OP_N/T/C (0/1/2) as CBLAS_TRANSPOSE.
 inline CBLAS_TRANSPOSE cblas_op(int64_t op) { return op == 0 ? CblasNoTrans : op == 1 ? CblasTrans : CblasConjTrans; }
+
+// CUBLAS_FILL_MODE_LOWER/UPPER (0/1) as CBLAS_UPLO; CUBLAS_DIAG_NON_UNIT/UNIT (0/1) as CBLAS_DIAG.
+inline CBLAS_UPLO cblas_fill(int64_t uplo) { return uplo == 0 ? CblasLower : CblasUpper; }
+inline CBLAS_DIAG cblas_diag(int64_t diag) { return diag == 0 ? CblasNonUnit : CblasUnit; }
 
 template <class T>
 struct ColMajor {
