@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iomanip>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -1270,7 +1271,37 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
             continue;
           }
           CaseOutputs got = outputs_from(inst_entry, inst, *result, 0, false);
-          CaseCheck check = check_outputs(inst, expected, got);
+          // Random operators (first seed of every case): the same inputs
+          // under another seed. An unchanged output is rejected below.
+          std::optional<CaseOutputs> reseeded_outputs;
+          if (s == 0) {
+            CaseInstance reseeded = inst;
+            bool has_random = false;
+            for (const auto& p : inst_entry.params)
+              if (p.kind == ParamKind::Scalar && p.random) {
+                reseeded.scalars[p.name] = ScalarValue::of_int(static_cast<int64_t>(derive_seed(run_seed, label + p.name) >> 12));
+                has_random = true;
+              }
+            if (has_random) {
+              auto other = runner.run(make_job(inst_entry, {&reseeded}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds,
+                                      result_limit_for(job), nullptr);
+              if (!other) {
+                runner_failed(v, runner, other.error(), label + " (reseeded)", nullptr);
+                return finish(v);
+              }
+              if (other->error.empty() && other->status == 0) reseeded_outputs = outputs_from(inst_entry, reseeded, *other, 0, false);
+            }
+          }
+          // A custom check sees them as extra outputs named "<output>@other_seed"
+          // (a name no parameter can have), so it can test independence across seeds.
+          CaseCheck check;
+          if (reseeded_outputs && entry.check == CheckKind::Custom) {
+            CaseOutputs with_other = got;
+            for (const auto& [name, t] : reseeded_outputs->tensors) with_other.tensors.emplace(name + "@other_seed", t);
+            check = check_outputs(inst, expected, with_other);
+          } else {
+            check = check_outputs(inst, expected, got);
+          }
           check.seed_index = s;
           check_call_integrity(v, inst_entry, inst, expected, got, *result, poison, label);
           // Determinism (first seed of every case): the same inputs again must give the same bits.
@@ -1286,31 +1317,15 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
               add_finding(v, "nondeterministic", "L2", "reject", what + " differs between two calls with identical inputs", label);
           }
           // Random operators: another seed on the same inputs must change the output.
-          if (s == 0 && entry.check == CheckKind::Statistical && check.passed) {
-            CaseInstance reseeded = inst;
-            bool has_random = false;
-            for (const auto& p : inst_entry.params)
-              if (p.kind == ParamKind::Scalar && p.random) {
-                reseeded.scalars[p.name] = ScalarValue::of_int(static_cast<int64_t>(derive_seed(run_seed, label + p.name) >> 12));
-                has_random = true;
-              }
-            if (has_random) {
-              auto other = runner.run(make_job(inst_entry, {&reseeded}, wire::JobMode::Check, 0x5A), options.check_timeout_seconds,
-                                      result_limit_for(job), nullptr);
-              if (!other) {
-                runner_failed(v, runner, other.error(), label + " (reseeded)", nullptr);
-                return finish(v);
-              }
-              int64_t total = 0, differing = 0;
-              CaseOutputs reseeded_outputs = outputs_from(inst_entry, reseeded, *other, 0, false);
-              for (const auto& [name, a] : got.tensors) {
-                const HostTensor& b = reseeded_outputs.tensors.at(name);
-                OffsetWalker w(a, 0);
-                for (int64_t k = 0; k < a.numel(); ++k, ++total, w.next()) differing += a.get_at(w.offset()) != b.get_at(w.offset());
-              }
-              if (total >= 64 && differing == 0)
-                add_finding(v, "ignores-random-seed", "L2", "reject", "a different seed gave bitwise the same random output", label);
+          if (reseeded_outputs && check.passed) {
+            int64_t total = 0, differing = 0;
+            for (const auto& [name, a] : got.tensors) {
+              const HostTensor& b = reseeded_outputs->tensors.at(name);
+              OffsetWalker w(a, 0);
+              for (int64_t k = 0; k < a.numel(); ++k, ++total, w.next()) differing += a.get_at(w.offset()) != b.get_at(w.offset());
             }
+            if (total >= 64 && differing == 0)
+              add_finding(v, "ignores-random-seed", "L2", "reject", "a different seed gave bitwise the same random output", label);
           }
           if (!check.passed) all_passed = false;
           v.cases.push_back(std::move(check));
