@@ -110,6 +110,10 @@ constexpr Exception kExceptions[] = {
      "libtorch composes this loss from several tensor ops, each rounded to bf16 (2-6% of elements differ by up to "
      "a few percent in 1.13, under cancellation of (1 - t) * x against log(1 + exp(-x))); the task rounds once, as a "
      "fused kernel does"},
+    {"aten/mean*", "T=f16,U=f16",
+     "libtorch 1.13's CPU Half mean does not accumulate in float (a 96000-element mean of N(0, 1) values comes out 0, "
+     "80-element means are off by 1.5e-3 relative); the task accumulates in float as ATen's CUDA kernel does; checked "
+     "against torch 2.x on the GPU host"},
     {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
     {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
 };

@@ -1,56 +1,63 @@
-// Reference for aten/sum (one dimension, keepdim): sums in double (floating
-// types) or int64 (integer types) over the logical values, rounded once into
-// the output dtype.
+// Reference for aten/sum (`sum`: every element; `sum.dim_IntList`: a list of
+// dimensions): floats summed in double, complex in complex<double>, integers
+// and bool in exact int64 (wrapping as two's complement), each output rounded
+// once into out's dtype (ATen's promotion or the dtype argument). An empty
+// slice sums to 0.
+#include <complex>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
+#include "../reduction_inputs.h"
+#include "../reduction_reference.h"
 #include "kgb/reference.h"
 #include "kgb/tensor.h"
 
 namespace {
 
-// With or without the kept size-1 dim, out's row-major order is (outer, inner).
-template <typename V>
-std::vector<V> reduce(const std::vector<V>& x, int64_t outer, int64_t len, int64_t inner) {
-  std::vector<V> y(static_cast<size_t>(outer * inner), V(0));
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) {
-      V acc = 0;
-      for (int64_t l = 0; l < len; ++l) acc += x[static_cast<size_t>((o * len + l) * inner + i)];
-      y[static_cast<size_t>(o * inner + i)] = acc;
-    }
-  return y;
+std::complex<double> complex_at(const kgb::HostTensor& t, int64_t off) {
+  float v[2];
+  std::memcpy(v, t.data() + off * 8, sizeof v);
+  return {v[0], v[1]};
 }
 
-void sum_reference(kgb::RefArgs& args) {
+void sum_over(kgb::RefArgs& args, const std::vector<int64_t>& dims, bool keepdim, const char* key) {
   const kgb::HostTensor& self = args.tensor("self");
   kgb::HostTensor& out = args.tensor("out");
-  const int rank = self.rank();
-  int64_t dim = args.int_scalar("dim");
-  const bool keepdim = args.int_scalar("keepdim") != 0;
-  if (rank == 0 || dim < -rank || dim >= rank) throw std::runtime_error("aten/sum: dim out of range");
-  if (dim < 0) dim += rank;
+  if (args.has("dtype") && static_cast<int64_t>(out.dtype()) != args.int_scalar("dtype"))
+    throw std::runtime_error(std::string(key) + ": out's dtype differs from the dtype argument");
+  const kgb::reduction::Reduction r = kgb::reduction::plan(key, self, dims, keepdim);
+  if (out.sizes() != r.out_shape) throw std::runtime_error(std::string(key) + ": out has the wrong shape");
+  const kgb::DType t = self.dtype();
+  if (t == kgb::DType::C128) throw std::runtime_error(std::string(key) + ": c128 is not a dtype of this task");
+  kgb::parallel_chunks(r.outputs, [&](int64_t first, int64_t last) {
+    for (int64_t o = first; o < last; ++o) {
+      if (kgb::is_complex(t)) {
+        std::complex<double> sum = 0;
+        r.for_slice(o, [&](int64_t off, int64_t) { sum += complex_at(self, off); });
+        out.set_complex(o, sum);
+      } else if (kgb::is_floating(t)) {
+        double sum = 0;
+        r.for_slice(o, [&](int64_t off, int64_t) { sum += self.get_at(off); });
+        out.set(o, sum);
+      } else {
+        uint64_t sum = 0;  // two's complement wrap-around, as a 64-bit accumulator
+        r.for_slice(o, [&](int64_t off, int64_t) { sum += static_cast<uint64_t>(self.get_int_at(off)); });
+        out.set_int(o, static_cast<int64_t>(sum));
+      }
+    }
+  });
+}
 
-  std::vector<int64_t> expected_shape;
-  int64_t outer = 1, len = 1, inner = 1;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t s = self.sizes()[d];
-    if (d < dim) outer *= s;
-    else if (d == dim) len = s;
-    else inner *= s;
-    if (d != dim) expected_shape.push_back(s);
-    else if (keepdim) expected_shape.push_back(1);
-  }
-  if (out.sizes() != expected_shape) throw std::runtime_error("aten/sum: out has the wrong shape for dim/keepdim");
+void sum_reference(kgb::RefArgs& args) { sum_over(args, {}, false, "aten/sum"); }
 
-  if (kgb::is_floating(self.dtype())) {
-    kgb::from_doubles(out, reduce(kgb::to_doubles(self), outer, len, inner));
-  } else {
-    kgb::from_ints(out, reduce(kgb::to_ints(self), outer, len, inner));
-  }
+void sum_dim_reference(kgb::RefArgs& args) {
+  sum_over(args, args.int_list("dim"), args.bool_scalar("keepdim"), "aten/sum.dim_IntList");
 }
 
 }  // namespace
 
 KGB_REGISTER_REFERENCE("aten/sum", sum_reference);
+KGB_REGISTER_REFERENCE("aten/sum.dim_IntList", sum_dim_reference);
+KGB_REGISTER_GENERATOR("aten/sum/self", kgb::reduction::values_with_specials);

@@ -1,293 +1,323 @@
-// aten/sum over one dimension on the CPU (output in the input dtype).
-// self is seen as outer x len x inner around `dim`; out is addressed with its
-// strides re-aligned to self's dims (stride 0 at `dim` when it was removed).
-//  - inner == 1: each output is the SIMD sum of one row;
-//  - inner > 1: W neighbouring outputs are accumulated together (SIMD across
-//    outputs, unit-stride reads for the usual layouts);
-//  - too few outputs to keep every thread busy: the reduced dimension is cut
-//    into fixed-size chunks whose partial sums are added in a fixed order, so
-//    the result never depends on the thread count.
-// Accumulators: double for f32/f64, float for f16/bf16, 64-bit wrap-around
-// integers for i32/i64.
+// aten/sum on the CPU: `sum` (every element) and `sum.dim_IntList` (a list
+// of dimensions), with ATen's promotion (integers and bool into int64) and
+// optional result dtype.
+//
+// A complex tensor is seen as a real one with one more kept dimension (re,
+// im: size 2, unit stride) and doubled strides, so every path below serves
+// it. The dimensions of self are split into kept and reduced ones, size-1
+// dimensions dropped, each group ordered by stride (innermost last) and
+// merged where memory allows. Then:
+//  - rows: the innermost reduced run has unit stride -> a SIMD sum along it;
+//  - slab: the innermost kept dimension has unit stride and the reduced one
+//    sits right outside it (x[o][r][i], e.g. 200x40999x3 over the middle, or
+//    a complex row): the slab is one contiguous stream read with I*k lanes;
+//  - columns: the innermost kept dimension has unit stride -> 64 neighbouring
+//    outputs accumulate together, SIMD across them;
+//  - anything else: a strided walk per output.
+// Few outputs and long reductions: the reduction is cut into fixed-size
+// chunks whose sums are added in a fixed order (independent of the threads).
+// Accumulators: double for f32/f64 inputs, float for f16/bf16, int64 for
+// integers and bool; one rounding into the result dtype.
+#include <omp.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <vector>
 
 #include "kgb_half.h"
 #include "kgb_kernel.h"
 
-#if defined(__AVX2__) && defined(__F16C__)
-#include <immintrin.h>
-#define KGB_SUM_F16C 1
-#endif
-
 namespace {
 
-// Storage type S and accumulator A per dtype.
-struct F32 {
-  using S = float; using A = double;
-  static A to(S v) { return v; }
-  static S from(A v) { return static_cast<S>(v); }
-};
-struct F64 {
-  using S = double; using A = double;
-  static A to(S v) { return v; }
-  static S from(A v) { return v; }
-};
-struct F16 {
-  using S = uint16_t; using A = float;
-  static A to(S v) { return kgb_f16_to_float(v); }
-  static S from(A v) { return kgb_float_to_f16(v); }
-};
-struct BF16 {
-  using S = uint16_t; using A = float;
-  static A to(S v) { return kgb_bf16_to_float(v); }
-  static S from(A v) { return kgb_float_to_bf16(v); }
-};
-struct I32 {
-  using S = int32_t; using A = uint64_t;
-  static A to(S v) { return static_cast<A>(static_cast<int64_t>(v)); }
-  static S from(A v) { return static_cast<S>(static_cast<uint32_t>(v)); }
-};
-struct I64 {
-  using S = int64_t; using A = uint64_t;
-  static A to(S v) { return static_cast<A>(v); }
-  static S from(A v) { return static_cast<S>(v); }
+// Input element -> accumulator, accumulator -> output element.
+struct F32In { using S = float; using A = double; static A load(S v) { return v; } };
+struct F64In { using S = double; using A = double; static A load(S v) { return v; } };
+struct F16In { using S = uint16_t; using A = float; static A load(S v) { return kgb_f16_to_float(v); } };
+struct BF16In { using S = uint16_t; using A = float; static A load(S v) { return kgb_bf16_to_float(v); } };
+struct I32In { using S = int32_t; using A = int64_t; static A load(S v) { return v; } };
+struct I64In { using S = int64_t; using A = int64_t; static A load(S v) { return v; } };
+struct U8In { using S = uint8_t; using A = int64_t; static A load(S v) { return v; } };
+struct BoolIn { using S = uint8_t; using A = int64_t; static A load(S v) { return v != 0; } };
+struct F32Out { using S = float; template <typename A> static S store(A v) { return static_cast<float>(v); } };
+struct F64Out { using S = double; template <typename A> static S store(A v) { return static_cast<double>(v); } };
+struct F16Out { using S = uint16_t; template <typename A> static S store(A v) { return kgb_float_to_f16(static_cast<float>(v)); } };
+struct BF16Out { using S = uint16_t; template <typename A> static S store(A v) { return kgb_float_to_bf16(static_cast<float>(v)); } };
+struct I64Out { using S = int64_t; template <typename A> static S store(A v) { return v; } };
+struct I32Out { using S = int32_t; template <typename A> static S store(A v) { return static_cast<int32_t>(v); } };
+
+// ---- plan -------------------------------------------------------------------
+struct Plan {
+  int nk = 0, nr = 0;
+  int64_t ks[KGB_MAX_RANK + 1], kx[KGB_MAX_RANK + 1], ky[KGB_MAX_RANK + 1];  // kept: size, self / out stride
+  int64_t rs[KGB_MAX_RANK], rx[KGB_MAX_RANK];                                // reduced: size, self stride
+  int64_t outputs = 1, len = 1;
 };
 
-// Sum of n elements p[0], p[stride], ...
-template <typename K>
-typename K::A row_sum(const typename K::S* p, int64_t stride, int64_t n) {
-  using A = typename K::A;
-  A acc = 0;
+int64_t mag(int64_t v) { return v < 0 ? -v : v; }
+
+// Orders dims by decreasing |stride| (innermost last) and merges neighbours.
+void order_and_merge(int& n, int64_t* s, int64_t* a, int64_t* b) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && mag(a[j - 1]) < mag(a[j]); --j) {
+      int64_t t;
+      t = s[j], s[j] = s[j - 1], s[j - 1] = t;
+      t = a[j], a[j] = a[j - 1], a[j - 1] = t;
+      if (b) t = b[j], b[j] = b[j - 1], b[j - 1] = t;
+    }
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (m > 0 && a[m - 1] == a[i] * s[i] && (!b || b[m - 1] == b[i] * s[i])) {
+      s[m - 1] *= s[i];
+      a[m - 1] = a[i];
+      if (b) b[m - 1] = b[i];
+      continue;
+    }
+    s[m] = s[i], a[m] = a[i];
+    if (b) b[m] = b[i];
+    ++m;
+  }
+  n = m;
+}
+
+// dims == nullptr: every dimension (also an empty list). complex: strides in
+// reals, plus the (re, im) dimension.
+int make_plan(const kgb_tensor* x, const kgb_int_list* dims, int keepdim, const kgb_tensor* y, bool complex, Plan& p) {
+  const int rank = x->rank;
+  bool reduced[KGB_MAX_RANK] = {false};
+  const int64_t nominal = rank == 0 ? 1 : rank;
+  const int64_t count = dims ? dims->count : 0;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t d = dims->values[i];
+    if (d < -nominal || d >= nominal) return KGB_ERR_INVALID;
+    if (rank == 0) continue;
+    if (d < 0) d += rank;
+    if (reduced[d]) return KGB_ERR_INVALID;
+    reduced[d] = true;
+  }
+  if (count == 0)
+    for (int d = 0; d < rank; ++d) reduced[d] = true;
+  const int64_t scale = complex ? 2 : 1;
+  int od = 0;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = x->sizes[d];
+    if (reduced[d]) {
+      if (keepdim) {
+        if (od >= y->rank || y->sizes[od] != 1) return KGB_ERR_INVALID;
+        ++od;
+      }
+      p.len *= size;
+      if (size != 1) p.rs[p.nr] = size, p.rx[p.nr] = x->strides[d] * scale, ++p.nr;
+      continue;
+    }
+    if (od >= y->rank || y->sizes[od] != size) return KGB_ERR_INVALID;
+    p.outputs *= size;
+    if (size != 1) p.ks[p.nk] = size, p.kx[p.nk] = x->strides[d] * scale, p.ky[p.nk] = y->strides[od] * scale, ++p.nk;
+    ++od;
+  }
+  if (od != y->rank) return KGB_ERR_INVALID;
+  if (complex) p.ks[p.nk] = 2, p.kx[p.nk] = 1, p.ky[p.nk] = 1, ++p.nk, p.outputs *= 2;
+  order_and_merge(p.nk, p.ks, p.kx, p.ky);
+  order_and_merge(p.nr, p.rs, p.rx, nullptr);
+  return KGB_OK;
+}
+
+void unravel(const int64_t* s, const int64_t* a, const int64_t* b, int n, int64_t i, int64_t* oa, int64_t* ob) {
+  int64_t u = 0, v = 0;
+  for (int d = n - 1; d >= 0; --d) {
+    const int64_t q = i / s[d], r = i - q * s[d];
+    i = q;
+    u += r * a[d];
+    if (b) v += r * b[d];
+  }
+  *oa = u;
+  if (ob) *ob = v;
+}
+
+// ---- inner loops ----------------------------------------------------------------
+template <typename In>
+typename In::A run_sum(const typename In::S* p, int64_t stride, int64_t n) {
+  typename In::A acc = 0;
   if (stride == 1) {
 #pragma omp simd reduction(+ : acc)
-    for (int64_t i = 0; i < n; ++i) acc += K::to(p[i]);
+    for (int64_t i = 0; i < n; ++i) acc += In::load(p[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) acc += K::to(p[i * stride]);
+    for (int64_t i = 0; i < n; ++i) acc += In::load(p[i * stride]);
   }
   return acc;
 }
-#if KGB_SUM_F16C
-// Half rows: hardware conversion of 8 lanes, two independent float accumulators.
-template <>
-float row_sum<F16>(const uint16_t* p, int64_t stride, int64_t n) {
-  if (stride != 1) {
-    float acc = 0;
-    for (int64_t i = 0; i < n; ++i) acc += kgb_f16_to_float(p[i * stride]);
-    return acc;
+
+// Sum over reduced elements [r0, r1) (row-major over the reduced dims).
+template <typename In>
+typename In::A slice_sum(const Plan& p, const typename In::S* x, int64_t r0, int64_t r1) {
+  if (p.nr == 0) return run_sum<In>(x, 1, r1 - r0);
+  typename In::A acc = 0;
+  const int64_t L = p.rs[p.nr - 1], Ls = p.rx[p.nr - 1];
+  while (r0 < r1) {
+    const int64_t row = r0 / L, j = r0 - row * L;
+    const int64_t n = (L - j < r1 - r0) ? L - j : r1 - r0;
+    int64_t off;
+    unravel(p.rs, p.rx, nullptr, p.nr - 1, row, &off, nullptr);
+    acc += run_sum<In>(x + off + j * Ls, Ls, n);
+    r0 += n;
   }
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    a0 = _mm256_add_ps(a0, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
-    a1 = _mm256_add_ps(a1, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 8))));
-  }
-  float lanes[8];
-  _mm256_storeu_ps(lanes, _mm256_add_ps(a0, a1));
-  float acc = 0;
-  for (int k = 0; k < 8; ++k) acc += lanes[k];
-  for (; i < n; ++i) acc += kgb_f16_to_float(p[i]);
   return acc;
 }
-#endif
 
-// ---- geometry --------------------------------------------------------------
-struct Geometry {
-  int64_t outer = 1, len = 1, inner = 1;
-  int nouter = 0;
-  int64_t osize[KGB_MAX_RANK], ostride_x[KGB_MAX_RANK], ostride_y[KGB_MAX_RANK];
-  int64_t xs = 0;                     // self stride along dim
-  std::vector<int64_t> xin, yin;      // offsets of the inner positions (row-major over dims after dim)
-  bool x_unit = true, y_unit = true;  // inner offsets are 0, 1, 2, ...
-
-  void outer_offsets(int64_t o, int64_t* xo, int64_t* yo) const {
-    int64_t a = 0, b = 0;
-    for (int d = nouter - 1; d >= 0; --d) {
-      const int64_t i = o % osize[d];
-      o /= osize[d];
-      a += i * ostride_x[d];
-      b += i * ostride_y[d];
-    }
-    *xo = a;
-    *yo = b;
-  }
-};
-
-// ystride: out's strides aligned to self's dims.
-void build_geometry(const kgb_tensor* x, const int64_t* ystride, int dim, Geometry& g) {
-  for (int d = 0; d < dim; ++d) {
-    g.osize[g.nouter] = x->sizes[d];
-    g.ostride_x[g.nouter] = x->strides[d];
-    g.ostride_y[g.nouter] = ystride[d];
-    ++g.nouter;
-    g.outer *= x->sizes[d];
-  }
-  g.len = x->sizes[dim];
-  g.xs = x->strides[dim];
-  for (int d = dim + 1; d < x->rank; ++d) g.inner *= x->sizes[d];
-  if (g.inner <= 1) return;
-  g.xin.assign(static_cast<size_t>(g.inner), 0);
-  g.yin.assign(static_cast<size_t>(g.inner), 0);
-  int64_t idx[KGB_MAX_RANK] = {0};
-  int64_t a = 0, b = 0;
-  for (int64_t i = 0; i < g.inner; ++i) {
-    g.xin[static_cast<size_t>(i)] = a;
-    g.yin[static_cast<size_t>(i)] = b;
-    g.x_unit = g.x_unit && a == i;
-    g.y_unit = g.y_unit && b == i;
-    for (int d = x->rank - 1; d > dim; --d) {  // odometer over the inner dims
-      a += x->strides[d];
-      b += ystride[d];
-      if (++idx[d] < x->sizes[d]) break;
-      a -= x->strides[d] * x->sizes[d];
-      b -= ystride[d] * x->sizes[d];
-      idx[d] = 0;
-    }
-  }
-}
-
-// Chunks of the reduced dimension: one when there are enough outputs to share
-// out, otherwise fixed-size pieces (independent of the thread count).
-int64_t len_chunks(int64_t independent_items, int64_t len, int64_t piece) {
-  if (independent_items >= 64 || len <= 2 * piece) return 1;
-  return (len + piece - 1) / piece;
-}
-
-// ---- inner == 1 ---------------------------------------------------------------
-template <typename K>
-void sum_rows(const Geometry& g, const typename K::S* x, typename K::S* y) {
-  using A = typename K::A;
-  const int64_t piece = 32768;
-  const int64_t nl = len_chunks(g.outer, g.len, piece);
-  if (nl == 1) {
-#pragma omp parallel for schedule(static) if (g.outer * g.len > 32768)
-    for (int64_t o = 0; o < g.outer; ++o) {
+// ---- strategies ----------------------------------------------------------------
+template <typename In, typename Out>
+void per_output(const Plan& p, const typename In::S* x, typename Out::S* y) {
+  using A = typename In::A;
+  if (p.outputs >= 64 || p.len < 65536) {
+#pragma omp parallel for schedule(static) if (p.outputs * p.len > 32768)
+    for (int64_t o = 0; o < p.outputs; ++o) {
       int64_t xo, yo;
-      g.outer_offsets(o, &xo, &yo);
-      y[yo] = K::from(row_sum<K>(x + xo, g.xs, g.len));
+      unravel(p.ks, p.kx, p.ky, p.nk, o, &xo, &yo);
+      y[yo] = Out::store(slice_sum<In>(p, x + xo, 0, p.len));
     }
     return;
   }
-  std::vector<A> part(static_cast<size_t>(g.outer * nl));
+  const int64_t chunk = 16384, chunks = (p.len + chunk - 1) / chunk;
+  std::vector<A> part(static_cast<size_t>(p.outputs * chunks));
 #pragma omp parallel for schedule(static)
-  for (int64_t t = 0; t < g.outer * nl; ++t) {
-    const int64_t o = t / nl, c = t % nl;
+  for (int64_t t = 0; t < p.outputs * chunks; ++t) {
+    const int64_t o = t / chunks, c = t - o * chunks;
     int64_t xo, yo;
-    g.outer_offsets(o, &xo, &yo);
-    const int64_t begin = c * piece, n = g.len - begin < piece ? g.len - begin : piece;
-    part[static_cast<size_t>(t)] = row_sum<K>(x + xo + begin * g.xs, g.xs, n);
+    unravel(p.ks, p.kx, p.ky, p.nk, o, &xo, &yo);
+    const int64_t r1 = (c + 1) * chunk < p.len ? (c + 1) * chunk : p.len;
+    part[static_cast<size_t>(t)] = slice_sum<In>(p, x + xo, c * chunk, r1);
   }
-  for (int64_t o = 0; o < g.outer; ++o) {
+  for (int64_t o = 0; o < p.outputs; ++o) {
     A acc = 0;
-    for (int64_t c = 0; c < nl; ++c) acc += part[static_cast<size_t>(o * nl + c)];
+    for (int64_t c = 0; c < chunks; ++c) acc += part[static_cast<size_t>(o * chunks + c)];
     int64_t xo, yo;
-    g.outer_offsets(o, &xo, &yo);
-    y[yo] = K::from(acc);
+    unravel(p.ks, p.kx, p.ky, p.nk, o, &xo, &yo);
+    y[yo] = Out::store(acc);
   }
 }
 
-// ---- inner > 1: W outputs side by side ----------------------------------------
-template <typename K, int W>
-void column_block(const Geometry& g, const typename K::S* x, int64_t xo, int64_t j0, int w, int64_t l0, int64_t l1,
-                  typename K::A* acc) {
-  for (int j = 0; j < W; ++j) acc[j] = 0;
-  for (int64_t l = l0; l < l1; ++l) {
-    const typename K::S* src = x + xo + l * g.xs;
-    if (g.x_unit && w == W) {
-      src += j0;
-#pragma omp simd
-      for (int j = 0; j < W; ++j) acc[j] += K::to(src[j]);
-    } else {
-      for (int j = 0; j < w; ++j) acc[j] += K::to(src[g.xin[static_cast<size_t>(j0 + j)]]);
-    }
-  }
-}
-
-template <typename K>
-void sum_columns(const Geometry& g, const typename K::S* x, typename K::S* y) {
-  using A = typename K::A;
-  constexpr int W = 64;
-  const int64_t piece = 1024;
-  const int64_t blocks = (g.inner + W - 1) / W;
-  const int64_t nl = len_chunks(g.outer * blocks, g.len, piece);
-  const int64_t items = g.outer * blocks * nl;
-  std::vector<A> part(nl > 1 ? static_cast<size_t>(items * W) : 0);
-#pragma omp parallel for schedule(static) if (g.outer * g.len * g.inner > 32768)
+// W lanes of contiguous memory accumulate together over the reduced elements.
+// Columns: lane j is output j of the innermost kept dim (unit stride). Slab:
+// the innermost reduced dim has stride I (the size of the kept inner dim), so
+// k = W / I consecutive reduced steps are one contiguous run of lanes; lane j
+// belongs to output j % I.
+template <typename In, typename Out, int W>
+void lanes(const Plan& p, const typename In::S* x, typename Out::S* y) {
+  using A = typename In::A;
+  const int64_t I = p.ks[p.nk - 1], Iy = p.ky[p.nk - 1];
+  const bool slab = I < W / 2 && p.nr > 0 && p.rx[p.nr - 1] == I;
+  const int64_t k = slab ? W / I : 1;
+  const int64_t width = slab ? k * I : W;
+  const int64_t blocks = slab ? 1 : (I + W - 1) / W;
+  const int64_t L = p.nr ? p.rs[p.nr - 1] : 1, Ls = p.nr ? p.rx[p.nr - 1] : 0;
+  const int64_t rows = L == 0 ? 0 : p.len / L;
+  const int64_t outer = p.outputs / I;
+  // Fixed-size chunks of the innermost reduced dim when the blocks are few.
+  const int64_t chunks = outer * blocks < 64 && L >= 8192 ? (L + 4095) / 4096 : 1;
+  const int64_t piece = (L + chunks - 1) / chunks;
+  std::vector<A> part(chunks > 1 ? static_cast<size_t>(outer * blocks * chunks * W) : 0);
+  const int64_t items = outer * blocks * chunks;
+#pragma omp parallel for schedule(static) if (p.outputs * p.len > 32768)
   for (int64_t t = 0; t < items; ++t) {
-    const int64_t c = t % nl, b = (t / nl) % blocks, o = t / (nl * blocks);
-    const int64_t j0 = b * W;
-    const int w = static_cast<int>(g.inner - j0 < W ? g.inner - j0 : W);
+    const int64_t c = t % chunks, b = (t / chunks) % blocks, o = t / (chunks * blocks);
     int64_t xo, yo;
-    g.outer_offsets(o, &xo, &yo);
-    const int64_t l0 = c * piece, l1 = nl == 1 ? g.len : (l0 + piece < g.len ? l0 + piece : g.len);
+    unravel(p.ks, p.kx, p.ky, p.nk - 1, o, &xo, &yo);
+    const int64_t j0 = b * W;
+    const int w = static_cast<int>(slab ? width : (I - j0 < W ? I - j0 : W));
+    const int64_t l0 = c * piece, l1 = l0 + piece < L ? l0 + piece : L;
+    const int run = static_cast<int>(width);
     A acc[W];
-    column_block<K, W>(g, x, xo, j0, w, l0, l1, acc);
-    if (nl > 1) {
-      for (int j = 0; j < W; ++j) part[static_cast<size_t>(t * W + j)] = acc[j];
+    for (int j = 0; j < W; ++j) acc[j] = 0;
+    for (int64_t row = 0; row < rows; ++row) {
+      int64_t ro;
+      unravel(p.rs, p.rx, nullptr, p.nr > 0 ? p.nr - 1 : 0, row, &ro, nullptr);
+      const typename In::S* base = x + xo + ro + j0;
+      int64_t l = l0;
+      if (w == W || slab) {
+        for (; l + k <= l1; l += k) {
+          const typename In::S* src = base + l * Ls;
+#pragma omp simd
+          for (int j = 0; j < run; ++j) acc[j] += In::load(src[j]);
+        }
+      }
+      for (; l < l1; ++l) {  // the tail of a slab, or a partial column block
+        const typename In::S* src = base + l * Ls;
+        const int m = static_cast<int>(slab ? I : w);
+        for (int j = 0; j < m; ++j) acc[j] += In::load(src[j]);
+      }
+    }
+    if (slab)  // fold the k runs of lanes onto the I outputs, in a fixed order
+      for (int j = static_cast<int>(I); j < width; ++j) acc[j % I] += acc[j];
+    const int n_out = static_cast<int>(slab ? I : w);
+    if (chunks > 1) {
+      for (int j = 0; j < n_out; ++j) part[static_cast<size_t>(t * W + j)] = acc[j];
       continue;
     }
-    for (int j = 0; j < w; ++j) y[yo + (g.y_unit ? j0 + j : g.yin[static_cast<size_t>(j0 + j)])] = K::from(acc[j]);
+    for (int j = 0; j < n_out; ++j) y[yo + (j0 + j) * Iy] = Out::store(acc[j]);
   }
-  if (nl == 1) return;
-  for (int64_t ob = 0; ob < g.outer * blocks; ++ob) {  // fixed-order combination of the chunks
+  if (chunks == 1) return;
+  for (int64_t ob = 0; ob < outer * blocks; ++ob) {
     const int64_t o = ob / blocks, j0 = (ob % blocks) * W;
-    const int w = static_cast<int>(g.inner - j0 < W ? g.inner - j0 : W);
     int64_t xo, yo;
-    g.outer_offsets(o, &xo, &yo);
-    for (int j = 0; j < w; ++j) {
+    unravel(p.ks, p.kx, p.ky, p.nk - 1, o, &xo, &yo);
+    const int n_out = static_cast<int>(slab ? I : (I - j0 < W ? I - j0 : W));
+    for (int j = 0; j < n_out; ++j) {
       A acc = 0;
-      for (int64_t c = 0; c < nl; ++c) acc += part[static_cast<size_t>((ob * nl + c) * W + j)];
-      y[yo + (g.y_unit ? j0 + j : g.yin[static_cast<size_t>(j0 + j)])] = K::from(acc);
+      for (int64_t c = 0; c < chunks; ++c) acc += part[static_cast<size_t>((ob * chunks + c) * W + j)];
+      y[yo + (j0 + j) * Iy] = Out::store(acc);
     }
   }
 }
 
-template <typename K>
-void run(const kgb_tensor* self, const int64_t* ystride, int dim, kgb_tensor* out) {
-  Geometry g;
-  build_geometry(self, ystride, dim, g);
-  const auto* x = static_cast<const typename K::S*>(self->data);
-  auto* y = static_cast<typename K::S*>(out->data);
-  if (g.inner == 1) sum_rows<K>(g, x, y);
-  else sum_columns<K>(g, x, y);
+template <typename In, typename Out>
+void run(const Plan& p, const void* xv, void* yv) {
+  const auto* x = static_cast<const typename In::S*>(xv);
+  auto* y = static_cast<typename Out::S*>(yv);
+  const bool rows = p.nr > 0 && p.rx[p.nr - 1] == 1;
+  const bool columns = !rows && p.nk > 0 && p.kx[p.nk - 1] == 1;
+  if (columns) lanes<In, Out, 64>(p, x, y);
+  else per_output<In, Out>(p, x, y);
+}
+
+int sum(const kgb_tensor* self, const kgb_int_list* dims, int keepdim, const int* dtype, kgb_tensor* out) {
+  const int32_t in = self->dtype, res = out->dtype;
+  const bool integral = in == KGB_I32 || in == KGB_I64 || in == KGB_U8 || in == KGB_BOOL;
+  if (dtype ? *dtype != res : res != (integral ? KGB_I64 : in)) return KGB_ERR_INVALID;
+  Plan p;
+  const bool complex = in == KGB_C64;
+  if (int s = make_plan(self, dims, keepdim, out, complex, p); s != KGB_OK) return s;
+  const void* x = self->data;
+  void* y = out->data;
+  const bool empty = p.outputs == 0;
+#define KGB_SUM_RUN(IN, OUT) \
+  do {                       \
+    if (!empty) run<IN, OUT>(p, x, y); \
+    return KGB_OK;           \
+  } while (0)
+  if ((in == KGB_F32 && res == KGB_F32) || (in == KGB_C64 && res == KGB_C64)) KGB_SUM_RUN(F32In, F32Out);
+  if (in == KGB_F32 && res == KGB_F64) KGB_SUM_RUN(F32In, F64Out);
+  if (in == KGB_F64 && res == KGB_F64) KGB_SUM_RUN(F64In, F64Out);
+  if (in == KGB_F16 && res == KGB_F16) KGB_SUM_RUN(F16In, F16Out);
+  if (in == KGB_F16 && res == KGB_F32) KGB_SUM_RUN(F16In, F32Out);
+  if (in == KGB_BF16 && res == KGB_BF16) KGB_SUM_RUN(BF16In, BF16Out);
+  if (in == KGB_BF16 && res == KGB_F32) KGB_SUM_RUN(BF16In, F32Out);
+  if (in == KGB_I32 && res == KGB_I64) KGB_SUM_RUN(I32In, I64Out);
+  if (in == KGB_I32 && res == KGB_I32) KGB_SUM_RUN(I32In, I32Out);
+  if (in == KGB_I64 && res == KGB_I64) KGB_SUM_RUN(I64In, I64Out);
+  if (in == KGB_U8 && res == KGB_I64) KGB_SUM_RUN(U8In, I64Out);
+  if (in == KGB_BOOL && res == KGB_I64) KGB_SUM_RUN(BoolIn, I64Out);
+#undef KGB_SUM_RUN
+  return KGB_ERR_UNSUPPORTED;
 }
 
 }  // namespace
 
-extern "C" int kgb_aten_sum(const kgb_tensor* self, int64_t dim, int keepdim, kgb_tensor* out, kgb_stream stream) {
+extern "C" int kgb_aten_sum(const kgb_tensor* self, const int* dtype, kgb_tensor* out, kgb_stream stream) {
   (void)stream;
-  if (self->dtype != out->dtype) return KGB_ERR_INVALID;
-  const int rank = self->rank;
-  if (rank < 1 || dim < -rank || dim >= rank) return KGB_ERR_INVALID;
-  if (dim < 0) dim += rank;
-  const int d = static_cast<int>(dim);
-  // out's strides aligned to self's dims; a removed dim gets stride 0.
-  int64_t ystride[KGB_MAX_RANK];
-  if (out->rank != (keepdim ? rank : rank - 1)) return KGB_ERR_INVALID;
-  for (int k = 0; k < rank; ++k) {
-    if (k == d) {
-      if (keepdim && out->sizes[k] != 1) return KGB_ERR_INVALID;
-      ystride[k] = 0;
-      continue;
-    }
-    const int ok = keepdim || k < d ? k : k - 1;
-    if (out->sizes[ok] != self->sizes[k]) return KGB_ERR_INVALID;
-    ystride[k] = out->strides[ok];
-  }
-  switch (self->dtype) {
-    case KGB_F32: case KGB_F64: case KGB_F16: case KGB_BF16: case KGB_I32: case KGB_I64: break;
-    default: return KGB_ERR_UNSUPPORTED;
-  }
-  if (kgb_numel(out) == 0) return KGB_OK;
-  switch (self->dtype) {
-    case KGB_F32: run<F32>(self, ystride, d, out); break;
-    case KGB_F64: run<F64>(self, ystride, d, out); break;
-    case KGB_F16: run<F16>(self, ystride, d, out); break;
-    case KGB_BF16: run<BF16>(self, ystride, d, out); break;
-    case KGB_I32: run<I32>(self, ystride, d, out); break;
-    case KGB_I64: run<I64>(self, ystride, d, out); break;
-  }
-  return KGB_OK;
+  return sum(self, nullptr, 0, dtype, out);
+}
+
+extern "C" int kgb_aten_sum_dim_IntList(const kgb_tensor* self, kgb_int_list dim, int keepdim, const int* dtype,
+                                        kgb_tensor* out, kgb_stream stream) {
+  (void)stream;
+  return sum(self, &dim, keepdim, dtype, out);
 }

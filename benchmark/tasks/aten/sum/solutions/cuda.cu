@@ -1,15 +1,24 @@
-// aten/sum on CUDA: out = self summed over one dimension (keepdim or not).
+// aten/sum on CUDA: `sum` (every element) and `sum.dim_IntList` (a list of
+// dimensions), with ATen's promotion (integers and bool into int64) and
+// optional result dtype.
 //
-// The kept dimensions are folded (size-1 dimensions dropped, contiguous
-// neighbours merged); then:
-//  - reduced dimension with unit stride: one warp per output, 16-byte
-//    vector loads along the row when aligned, warp-shuffle reduction;
-//  - otherwise: a block covers 16 neighbouring outputs (x) and splits the
-//    reduced dimension into 32 chunks (y); neighbouring outputs are
-//    neighbours in memory for the usual layouts, so the loads coalesce;
-//    the chunk sums are combined through shared memory in a fixed order.
-// Summation order is fixed, so results are bitwise deterministic.
-// Accumulators: float for f32/f16/bf16, double for f64, int64 for integers.
+// Host: a complex tensor is seen as a real one with one more kept dimension
+// (re, im: size 2, unit stride) and doubled strides. The dimensions of self
+// are split into kept and reduced ones, size-1 dimensions dropped, each group
+// ordered by stride (innermost last) and merged where memory allows. If the
+// innermost kept dimension is more contiguous than every reduced one (a
+// reduction over an outer dimension, e.g. 200x40999x3 over the middle, or the
+// (re, im) pair), it becomes the block's lane dimension.
+//
+// Device: one block per (outer output, group of up to 32 lanes). Thread t
+// serves lane t % lanes and reduced elements t / lanes, t / lanes + k, ...:
+// with the lane dimension contiguous and the reduced stride equal to the
+// lane count, the block reads one contiguous stream. A contiguous row with no
+// lane dimension is read with 16-byte vector loads. The k partial sums of
+// each lane meet in a shared-memory tree (a fixed order: the result is
+// deterministic); one rounding into the result dtype.
+// Accumulators: double for f32/f64 inputs, float for f16/bf16, int64 for
+// integers and bool. An empty slice sums to 0.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -19,213 +28,267 @@
 
 namespace {
 
-template <typename T> struct Acc;
-template <> struct Acc<float> {
-  using A = float;
+constexpr int kMaxThreads = 1024;
+
+// Input element -> accumulator A; accumulator -> output element.
+template <typename S> struct In;
+template <> struct In<float> {
+  using A = double;
   static __device__ __forceinline__ A load(float v) { return v; }
-  static __device__ __forceinline__ float store(A v) { return v; }
 };
-template <> struct Acc<double> {
+template <> struct In<double> {
   using A = double;
   static __device__ __forceinline__ A load(double v) { return v; }
-  static __device__ __forceinline__ double store(A v) { return v; }
 };
-template <> struct Acc<__half> {
+template <> struct In<__half> {
   using A = float;
   static __device__ __forceinline__ A load(__half v) { return __half2float(v); }
-  static __device__ __forceinline__ __half store(A v) { return __float2half_rn(v); }
 };
-template <> struct Acc<__nv_bfloat16> {
+template <> struct In<__nv_bfloat16> {
   using A = float;
   static __device__ __forceinline__ A load(__nv_bfloat16 v) { return __bfloat162float(v); }
-  static __device__ __forceinline__ __nv_bfloat16 store(A v) { return __float2bfloat16_rn(v); }
 };
-template <> struct Acc<int32_t> {
+template <> struct In<int32_t> {
   using A = long long;
   static __device__ __forceinline__ A load(int32_t v) { return v; }
-  static __device__ __forceinline__ int32_t store(A v) { return static_cast<int32_t>(v); }
 };
-template <> struct Acc<int64_t> {
+template <> struct In<int64_t> {
   using A = long long;
   static __device__ __forceinline__ A load(int64_t v) { return v; }
-  static __device__ __forceinline__ int64_t store(A v) { return static_cast<int64_t>(v); }
+};
+template <> struct In<uint8_t> {
+  using A = long long;
+  static __device__ __forceinline__ A load(uint8_t v) { return v; }
+};
+struct Bool { uint8_t v; };  // bool storage: any nonzero byte is true
+template <> struct In<Bool> {
+  using A = long long;
+  static __device__ __forceinline__ A load(Bool b) { return b.v != 0; }
+};
+template <typename S> struct Out;
+template <> struct Out<float> {
+  template <typename A> static __device__ __forceinline__ float store(A v) { return static_cast<float>(v); }
+};
+template <> struct Out<double> {
+  template <typename A> static __device__ __forceinline__ double store(A v) { return static_cast<double>(v); }
+};
+template <> struct Out<__half> {
+  template <typename A> static __device__ __forceinline__ __half store(A v) { return __float2half_rn(static_cast<float>(v)); }
+};
+template <> struct Out<int64_t> {
+  template <typename A> static __device__ __forceinline__ int64_t store(A v) { return static_cast<int64_t>(v); }
+};
+template <> struct Out<int32_t> {
+  template <typename A> static __device__ __forceinline__ int32_t store(A v) { return static_cast<int32_t>(v); }
+};
+template <> struct Out<__nv_bfloat16> {
+  template <typename A> static __device__ __forceinline__ __nv_bfloat16 store(A v) {
+    return __float2bfloat16_rn(static_cast<float>(v));
+  }
 };
 
-// Output index -> (self offset, out offset) over the folded kept dimensions.
-struct Kept {
-  int ndim = 0;
-  int64_t sizes[KGB_MAX_RANK] = {};
-  int64_t self_strides[KGB_MAX_RANK] = {};
-  int64_t out_strides[KGB_MAX_RANK] = {};
-  __device__ __forceinline__ void offsets(int64_t i, int64_t& so, int64_t& oo) const {
-    so = 0;
-    oo = 0;
-    for (int d = ndim - 1; d >= 0; --d) {
-      const int64_t c = i % sizes[d];
-      i /= sizes[d];
-      so += c * self_strides[d];
-      oo += c * out_strides[d];
-    }
-  }
+struct Plan {
+  int nk = 0, nr = 0;                                             // outer kept dims, reduced dims
+  int64_t ks[KGB_MAX_RANK + 1], kx[KGB_MAX_RANK + 1], ky[KGB_MAX_RANK + 1];  // outer kept: size, self / out stride
+  int64_t rs[KGB_MAX_RANK], rx[KGB_MAX_RANK];                    // reduced: size, self stride
+  int64_t lanes = 1, lx = 0, ly = 0;                              // lane dim: size, self / out stride
+  int64_t outer = 1, len = 1;
+  int lane_block = 1, k = 1, groups = 1;  // lanes per block, threads per lane, lane groups
 };
 
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Pack {
-  T v[N];
-};
-
-constexpr int kRowThreads = 256;  // 8 warps, one output each
-
-template <typename T, int VEC>
-__global__ void __launch_bounds__(kRowThreads) sum_rows(const T* __restrict__ self, T* __restrict__ out, Kept kept,
-                                                        int64_t outputs, int64_t length) {
-  using A = typename Acc<T>::A;
-  using P = Pack<T, VEC>;
-  const int lane = threadIdx.x & 31;
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * (kRowThreads / 32) + (threadIdx.x >> 5);
-  if (o >= outputs) return;
-  int64_t so, oo;
-  kept.offsets(o, so, oo);
-  const T* row = self + so;
-  A acc = 0;
-  const int64_t packs = length / VEC;
-  const P* prow = reinterpret_cast<const P*>(row);
-  int64_t p = lane;
-  // Four independent loads in flight per lane.
-  for (; p + 96 < packs; p += 128) {
-    P v0 = prow[p], v1 = prow[p + 32], v2 = prow[p + 64], v3 = prow[p + 96];
-#pragma unroll
-    for (int e = 0; e < VEC; ++e)
-      acc += (Acc<T>::load(v0.v[e]) + Acc<T>::load(v1.v[e])) + (Acc<T>::load(v2.v[e]) + Acc<T>::load(v3.v[e]));
+__device__ __forceinline__ int64_t reduced_offset(const Plan& p, int64_t r) {
+  if (p.nr <= 1) return p.nr ? r * p.rx[0] : 0;
+  int64_t off = 0;
+  for (int d = p.nr - 1; d >= 0; --d) {
+    const int64_t q = r / p.rs[d];
+    off += (r - q * p.rs[d]) * p.rx[d];
+    r = q;
   }
-  for (; p < packs; p += 32) {
-    P v = prow[p];
-#pragma unroll
-    for (int e = 0; e < VEC; ++e) acc += Acc<T>::load(v.v[e]);
-  }
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-  if (lane == 0) out[oo] = Acc<T>::store(acc);
+  return off;
 }
 
-// The reduced dimension has unit stride but no vector alignment: scalar loads.
-template <typename T>
-__global__ void __launch_bounds__(kRowThreads) sum_rows_scalar(const T* __restrict__ self, T* __restrict__ out, Kept kept,
-                                                               int64_t outputs, int64_t length, int64_t stride) {
-  using A = typename Acc<T>::A;
-  const int lane = threadIdx.x & 31;
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * (kRowThreads / 32) + (threadIdx.x >> 5);
-  if (o >= outputs) return;
-  int64_t so, oo;
-  kept.offsets(o, so, oo);
+template <typename S, typename D>
+__global__ void __launch_bounds__(kMaxThreads) sum_kernel(const S* __restrict__ x, D* __restrict__ y, Plan p) {
+  using A = typename In<S>::A;
+  __shared__ A sm[kMaxThreads];
+  const int t = threadIdx.x;
+  const int64_t o = blockIdx.x / p.groups, g = blockIdx.x - o * p.groups;
+  int64_t xo = 0, yo = 0, rest = o;
+  for (int d = p.nk - 1; d >= 0; --d) {
+    const int64_t q = rest / p.ks[d], i = rest - q * p.ks[d];
+    rest = q;
+    xo += i * p.kx[d];
+    yo += i * p.ky[d];
+  }
+  const int lane = t % p.lane_block, r0 = t / p.lane_block;
+  const int64_t li = g * p.lane_block + lane;
+  const bool active = r0 < p.k && li < p.lanes;
   A acc = 0;
-  for (int64_t j = lane; j < length; j += 32) acc += Acc<T>::load(self[so + j * stride]);
+  if (active) {
+    const S* base = x + xo + li * p.lx;
+    if (p.lanes == 1 && p.nr == 1 && p.rx[0] == 1) {
+      // Contiguous row: scalar head up to 16-byte alignment, vector body, scalar tail.
+      constexpr int V = 16 / sizeof(S);
+      const int64_t mis = (reinterpret_cast<uintptr_t>(base) % 16) / sizeof(S);
+      const int64_t head = mis == 0 ? 0 : (V - mis < p.len ? V - mis : p.len);
+      if (r0 < head) acc += In<S>::load(base[r0]);
+      const int64_t nvec = (p.len - head) / V;
+      const uint4* vec = reinterpret_cast<const uint4*>(base + head);
+#pragma unroll 4
+      for (int64_t v = r0; v < nvec; v += p.k) {
+        const uint4 raw = __ldg(vec + v);
+        const S* e = reinterpret_cast<const S*>(&raw);
 #pragma unroll
-  for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-  if (lane == 0) out[oo] = Acc<T>::store(acc);
-}
-
-constexpr int kColsX = 16;  // neighbouring outputs per block
-constexpr int kColsY = 32;  // chunks of the reduced dimension per block
-
-template <typename T>
-__global__ void __launch_bounds__(kColsX* kColsY) sum_columns(const T* __restrict__ self, T* __restrict__ out, Kept kept,
-                                                              int64_t outputs, int64_t length, int64_t stride) {
-  using A = typename Acc<T>::A;
-  __shared__ A partial[kColsY][kColsX + 1];
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * kColsX + threadIdx.x;
-  const int64_t chunk = (length + kColsY - 1) / kColsY;
-  const int64_t begin = threadIdx.y * chunk;
-  const int64_t end = begin + chunk < length ? begin + chunk : length;
-  A acc = 0;
-  int64_t so = 0, oo = 0;
-  if (o < outputs) {
-    kept.offsets(o, so, oo);
-    const T* p = self + so;
-    int64_t j = begin;
-    for (; j + 3 < end; j += 4) {
-      const A a0 = Acc<T>::load(p[j * stride]), a1 = Acc<T>::load(p[(j + 1) * stride]);
-      const A a2 = Acc<T>::load(p[(j + 2) * stride]), a3 = Acc<T>::load(p[(j + 3) * stride]);
-      acc += (a0 + a1) + (a2 + a3);
-    }
-    for (; j < end; ++j) acc += Acc<T>::load(p[j * stride]);
-  }
-  partial[threadIdx.y][threadIdx.x] = acc;
-  __syncthreads();
-  if (threadIdx.y == 0 && o < outputs) {
-    A total = 0;
-#pragma unroll 8
-    for (int y = 0; y < kColsY; ++y) total += partial[y][threadIdx.x];
-    out[oo] = Acc<T>::store(total);
-  }
-}
-
-template <typename T>
-int run(const kgb_tensor* self, int64_t dim, bool keepdim, kgb_tensor* out, cudaStream_t stream) {
-  const int rank = self->rank;
-  if (rank == 0) {
-    // A rank-0 input has one element: the sum over "dimension 0" is itself.
-    if (dim != 0 && dim != -1) return KGB_ERR_INVALID;
-    dim = -1;
-  }
-  const int r = rank == 0 ? 1 : rank;
-  if (dim < 0) dim += r;
-  if (dim < 0 || dim >= r) return KGB_ERR_INVALID;
-  const int64_t length = rank == 0 ? 1 : self->sizes[dim];
-  const int64_t stride = rank == 0 ? 1 : self->strides[dim];
-  if ((keepdim ? rank : rank - 1) != out->rank && rank != 0) return KGB_ERR_INVALID;
-  // Kept dimensions: self's dims except `dim`, matched with out's.
-  Kept kept;
-  for (int d = 0; d < rank; ++d) {
-    if (d == dim) continue;
-    const int od = keepdim ? d : (d < dim ? d : d - 1);
-    const int64_t size = self->sizes[d];
-    if (size == 1) continue;
-    if (kept.ndim > 0) {
-      const int last = kept.ndim - 1;
-      if (kept.self_strides[last] == self->strides[d] * size && kept.out_strides[last] == out->strides[od] * size) {
-        kept.sizes[last] *= size;
-        kept.self_strides[last] = self->strides[d];
-        kept.out_strides[last] = out->strides[od];
-        continue;
+        for (int j = 0; j < V; ++j) acc += In<S>::load(e[j]);
       }
+      for (int64_t r = head + nvec * V + r0; r < p.len; r += p.k) acc += In<S>::load(base[r]);
+    } else if (p.nr <= 1) {
+      const int64_t rx = p.nr ? p.rx[0] : 0;
+#pragma unroll 4
+      for (int64_t r = r0; r < p.len; r += p.k) acc += In<S>::load(base[r * rx]);
+    } else {
+      for (int64_t r = r0; r < p.len; r += p.k) acc += In<S>::load(base[reduced_offset(p, r)]);
     }
-    kept.sizes[kept.ndim] = size;
-    kept.self_strides[kept.ndim] = self->strides[d];
-    kept.out_strides[kept.ndim] = out->strides[od];
-    ++kept.ndim;
   }
-  const int64_t outputs = kgb_numel(out);
-  const T* s = static_cast<const T*>(self->data);
-  T* o = static_cast<T*>(out->data);
-  if (stride == 1 || length <= 1) {
-    constexpr int V = 16 / sizeof(T);
-    bool vec = length % V == 0 && reinterpret_cast<uintptr_t>(s) % 16 == 0 && stride == 1;
-    for (int d = 0; d < kept.ndim; ++d) vec = vec && kept.self_strides[d] % V == 0;
-    const unsigned grid = static_cast<unsigned>((outputs + kRowThreads / 32 - 1) / (kRowThreads / 32));
-    if (vec) sum_rows<T, V><<<grid, kRowThreads, 0, stream>>>(s, o, kept, outputs, length);
-    else sum_rows_scalar<T><<<grid, kRowThreads, 0, stream>>>(s, o, kept, outputs, length, stride);
-  } else {
-    const unsigned grid = static_cast<unsigned>((outputs + kColsX - 1) / kColsX);
-    sum_columns<T><<<grid, dim3(kColsX, kColsY), 0, stream>>>(s, o, kept, outputs, length, stride);
+  sm[t] = acc;
+  __syncthreads();
+  for (int s = p.k / 2; s > 0; s >>= 1) {
+    if (active && r0 < s) sm[t] += sm[t + s * p.lane_block];
+    __syncthreads();
   }
+  if (active && r0 == 0) y[yo + li * p.ly] = Out<D>::store(sm[t]);
+}
+
+int64_t mag(int64_t v) { return v < 0 ? -v : v; }
+
+// Orders dims by decreasing |stride a| (innermost last) and merges neighbours.
+void order_and_merge(int& n, int64_t* s, int64_t* a, int64_t* b) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && mag(a[j - 1]) < mag(a[j]); --j) {
+      int64_t t;
+      t = s[j], s[j] = s[j - 1], s[j - 1] = t;
+      t = a[j], a[j] = a[j - 1], a[j - 1] = t;
+      if (b) t = b[j], b[j] = b[j - 1], b[j - 1] = t;
+    }
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (m > 0 && a[m - 1] == a[i] * s[i] && (!b || b[m - 1] == b[i] * s[i])) {
+      s[m - 1] *= s[i];
+      a[m - 1] = a[i];
+      if (b) b[m - 1] = b[i];
+      continue;
+    }
+    s[m] = s[i], a[m] = a[i];
+    if (b) b[m] = b[i];
+    ++m;
+  }
+  n = m;
+}
+
+// dims == nullptr: every dimension (also an empty list). complex: strides in
+// reals, plus the (re, im) dimension.
+int make_plan(const kgb_tensor* x, const kgb_int_list* dims, int keepdim, const kgb_tensor* y, bool complex, Plan& p) {
+  const int rank = x->rank;
+  bool reduced[KGB_MAX_RANK] = {false};
+  const int64_t nominal = rank == 0 ? 1 : rank;
+  const int64_t count = dims ? dims->count : 0;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t d = dims->values[i];
+    if (d < -nominal || d >= nominal) return KGB_ERR_INVALID;
+    if (rank == 0) continue;
+    if (d < 0) d += rank;
+    if (reduced[d]) return KGB_ERR_INVALID;
+    reduced[d] = true;
+  }
+  if (count == 0)
+    for (int d = 0; d < rank; ++d) reduced[d] = true;
+  const int64_t scale = complex ? 2 : 1;
+  int od = 0;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = x->sizes[d];
+    if (reduced[d]) {
+      if (keepdim) {
+        if (od >= y->rank || y->sizes[od] != 1) return KGB_ERR_INVALID;
+        ++od;
+      }
+      p.len *= size;
+      if (size != 1) p.rs[p.nr] = size, p.rx[p.nr] = x->strides[d] * scale, ++p.nr;
+      continue;
+    }
+    if (od >= y->rank || y->sizes[od] != size) return KGB_ERR_INVALID;
+    p.outer *= size;
+    if (size != 1) p.ks[p.nk] = size, p.kx[p.nk] = x->strides[d] * scale, p.ky[p.nk] = y->strides[od] * scale, ++p.nk;
+    ++od;
+  }
+  if (od != y->rank) return KGB_ERR_INVALID;
+  if (complex) p.ks[p.nk] = 2, p.kx[p.nk] = 1, p.ky[p.nk] = 1, ++p.nk, p.outer *= 2;
+  order_and_merge(p.nk, p.ks, p.kx, p.ky);
+  order_and_merge(p.nr, p.rs, p.rx, nullptr);
+  // The innermost kept dim becomes the lane dim when it is the most contiguous.
+  if (p.nk > 0 && (p.nr == 0 || mag(p.kx[p.nk - 1]) < mag(p.rx[p.nr - 1]))) {
+    --p.nk;
+    p.lanes = p.ks[p.nk];
+    p.lx = p.kx[p.nk];
+    p.ly = p.ky[p.nk];
+    p.outer /= p.lanes;
+  }
+  return KGB_OK;
+}
+
+int pow2_at_least(int64_t v) {
+  int p = 1;
+  while (p < v && p < kMaxThreads) p <<= 1;
+  return p;
+}
+
+template <typename S, typename D>
+int launch(const kgb_tensor* self, kgb_tensor* out, Plan& p, cudaStream_t stream) {
+  p.lane_block = static_cast<int>(p.lanes < 32 ? p.lanes : 32);
+  const int kmax = kMaxThreads / pow2_at_least(p.lane_block);
+  const int64_t work = p.lanes == 1 && p.nr == 1 && p.rx[0] == 1 ? (p.len + 3) / 4 : p.len;
+  p.k = pow2_at_least(work) < kmax ? pow2_at_least(work) : kmax;
+  p.groups = static_cast<int>((p.lanes + p.lane_block - 1) / p.lane_block);
+  int threads = p.k * p.lane_block;
+  threads = (threads + 31) / 32 * 32;
+  const int64_t blocks = p.outer * p.groups;
+  sum_kernel<S, D><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(static_cast<const S*>(self->data),
+                                                                          static_cast<D*>(out->data), p);
   return cudaGetLastError() == cudaSuccess ? KGB_OK : KGB_ERR_INVALID;
+}
+
+int sum(const kgb_tensor* self, const kgb_int_list* dims, int keepdim, const int* dtype, kgb_tensor* out,
+        kgb_stream stream) {
+  const int32_t in = self->dtype, res = out->dtype;
+  const bool integral = in == KGB_I32 || in == KGB_I64 || in == KGB_U8 || in == KGB_BOOL;
+  if (dtype ? *dtype != res : res != (integral ? KGB_I64 : in)) return KGB_ERR_INVALID;
+  Plan p;
+  if (int s = make_plan(self, dims, keepdim, out, in == KGB_C64, p); s != KGB_OK) return s;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const bool empty = p.outer * p.lanes == 0;
+#define KGB_SUM_RUN(IN, OUT) return empty ? KGB_OK : launch<IN, OUT>(self, out, p, s)
+  if ((in == KGB_F32 && res == KGB_F32) || (in == KGB_C64 && res == KGB_C64)) KGB_SUM_RUN(float, float);
+  if (in == KGB_F32 && res == KGB_F64) KGB_SUM_RUN(float, double);
+  if (in == KGB_F64 && res == KGB_F64) KGB_SUM_RUN(double, double);
+  if (in == KGB_F16 && res == KGB_F16) KGB_SUM_RUN(__half, __half);
+  if (in == KGB_F16 && res == KGB_F32) KGB_SUM_RUN(__half, float);
+  if (in == KGB_BF16 && res == KGB_BF16) KGB_SUM_RUN(__nv_bfloat16, __nv_bfloat16);
+  if (in == KGB_BF16 && res == KGB_F32) KGB_SUM_RUN(__nv_bfloat16, float);
+  if (in == KGB_I32 && res == KGB_I64) KGB_SUM_RUN(int32_t, int64_t);
+  if (in == KGB_I32 && res == KGB_I32) KGB_SUM_RUN(int32_t, int32_t);
+  if (in == KGB_I64 && res == KGB_I64) KGB_SUM_RUN(int64_t, int64_t);
+  if (in == KGB_U8 && res == KGB_I64) KGB_SUM_RUN(uint8_t, int64_t);
+  if (in == KGB_BOOL && res == KGB_I64) KGB_SUM_RUN(Bool, int64_t);
+#undef KGB_SUM_RUN
+  return KGB_ERR_UNSUPPORTED;
 }
 
 }  // namespace
 
-extern "C" int kgb_aten_sum(const kgb_tensor* self, int64_t dim, int keepdim, kgb_tensor* out, kgb_stream stream) {
-  if (self->dtype != out->dtype) return KGB_ERR_UNSUPPORTED;
-  if (kgb_numel(out) == 0) return KGB_OK;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  const bool keep = keepdim != 0;
-  switch (out->dtype) {
-    case KGB_F32: return run<float>(self, dim, keep, out, s);
-    case KGB_F64: return run<double>(self, dim, keep, out, s);
-    case KGB_F16: return run<__half>(self, dim, keep, out, s);
-    case KGB_BF16: return run<__nv_bfloat16>(self, dim, keep, out, s);
-    case KGB_I32: return run<int32_t>(self, dim, keep, out, s);
-    case KGB_I64: return run<int64_t>(self, dim, keep, out, s);
-    default: return KGB_ERR_UNSUPPORTED;
-  }
+extern "C" int kgb_aten_sum(const kgb_tensor* self, const int* dtype, kgb_tensor* out, kgb_stream stream) {
+  return sum(self, nullptr, 0, dtype, out, stream);
+}
+
+extern "C" int kgb_aten_sum_dim_IntList(const kgb_tensor* self, kgb_int_list dim, int keepdim, const int* dtype,
+                                        kgb_tensor* out, kgb_stream stream) {
+  return sum(self, &dim, keepdim, dtype, out, stream);
 }

@@ -1,0 +1,274 @@
+// aten/amin on CUDA: minimum over a list of dimensions, NaN propagating.
+//
+// Host: the dimensions of self are split into kept and reduced ones, size-1
+// dimensions dropped, each group ordered by stride (innermost last) and
+// merged where memory allows. If the innermost kept dimension is more
+// contiguous than every reduced one (a reduction over an outer dimension,
+// e.g. 200x40999x3 over the middle), it becomes the block's lane dimension.
+//
+// Device: one block per (outer output, group of up to 32 lanes). Thread t
+// serves lane t % lanes and reduced elements t / lanes, t / lanes + k, ...:
+// with the lane dimension contiguous and the reduced stride equal to the
+// lane count, the block reads one contiguous stream. A contiguous row with no
+// lane dimension is read with 16-byte vector loads. The k partial minima of
+// each lane meet in a shared-memory tree.
+// Values compare in float (f32/f16/bf16), double or the integer type; a NaN
+// is tracked as a flag, so it wins over everything.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "kgb_kernel.h"
+
+namespace {
+
+constexpr int kMaxThreads = 1024;
+
+template <typename S> struct Ops;
+template <> struct Ops<float> {
+  using C = float;
+  static __device__ __forceinline__ C load(float v) { return v; }
+  static __device__ __forceinline__ float store(C v, bool nan) { return nan ? __int_as_float(0x7fc00000) : v; }
+  static __device__ __forceinline__ C top() { return __int_as_float(0x7f800000); }
+};
+template <> struct Ops<double> {
+  using C = double;
+  static __device__ __forceinline__ C load(double v) { return v; }
+  static __device__ __forceinline__ double store(C v, bool nan) {
+    return nan ? __longlong_as_double(0x7ff8000000000000ll) : v;
+  }
+  static __device__ __forceinline__ C top() { return __longlong_as_double(0x7ff0000000000000ll); }
+};
+template <> struct Ops<__half> {
+  using C = float;
+  static __device__ __forceinline__ C load(__half v) { return __half2float(v); }
+  static __device__ __forceinline__ __half store(C v, bool nan) {
+    return nan ? __ushort_as_half(0x7e00) : __float2half_rn(v);
+  }
+  static __device__ __forceinline__ C top() { return __int_as_float(0x7f800000); }
+};
+template <> struct Ops<__nv_bfloat16> {
+  using C = float;
+  static __device__ __forceinline__ C load(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __forceinline__ __nv_bfloat16 store(C v, bool nan) {
+    return nan ? __ushort_as_bfloat16(0x7fc0) : __float2bfloat16_rn(v);
+  }
+  static __device__ __forceinline__ C top() { return __int_as_float(0x7f800000); }
+};
+template <> struct Ops<int32_t> {
+  using C = int32_t;
+  static __device__ __forceinline__ C load(int32_t v) { return v; }
+  static __device__ __forceinline__ int32_t store(C v, bool) { return v; }
+  static __device__ __forceinline__ C top() { return 0x7fffffff; }
+};
+template <> struct Ops<int64_t> {
+  using C = int64_t;
+  static __device__ __forceinline__ C load(int64_t v) { return v; }
+  static __device__ __forceinline__ int64_t store(C v, bool) { return v; }
+  static __device__ __forceinline__ C top() { return 0x7fffffffffffffffll; }
+};
+
+template <typename C>
+__device__ __forceinline__ void take(C v, C& m, bool& nan) {
+  nan |= v != v;  // false for integers
+  m = v < m ? v : m;
+}
+
+struct Plan {
+  int nk = 0, nr = 0;                                             // outer kept dims, reduced dims
+  int64_t ks[KGB_MAX_RANK], kx[KGB_MAX_RANK], ky[KGB_MAX_RANK];  // outer kept: size, self / out stride
+  int64_t rs[KGB_MAX_RANK], rx[KGB_MAX_RANK];                    // reduced: size, self stride
+  int64_t lanes = 1, lx = 0, ly = 0;                              // lane dim: size, self / out stride
+  int64_t outer = 1, len = 1;
+  int lane_block = 1, k = 1, groups = 1;  // lanes per block, threads per lane, lane groups
+};
+
+__device__ __forceinline__ int64_t reduced_offset(const Plan& p, int64_t r) {
+  if (p.nr <= 1) return p.nr ? r * p.rx[0] : 0;
+  int64_t off = 0;
+  for (int d = p.nr - 1; d >= 0; --d) {
+    const int64_t q = r / p.rs[d];
+    off += (r - q * p.rs[d]) * p.rx[d];
+    r = q;
+  }
+  return off;
+}
+
+template <typename S>
+__global__ void __launch_bounds__(kMaxThreads) amin_kernel(const S* __restrict__ x, S* __restrict__ y, Plan p) {
+  using O = Ops<S>;
+  using C = typename O::C;
+  __shared__ C sm[kMaxThreads];
+  __shared__ bool sn[kMaxThreads];
+  const int t = threadIdx.x;
+  const int64_t o = blockIdx.x / p.groups, g = blockIdx.x - o * p.groups;
+  int64_t xo = 0, yo = 0, rest = o;
+  for (int d = p.nk - 1; d >= 0; --d) {
+    const int64_t q = rest / p.ks[d], i = rest - q * p.ks[d];
+    rest = q;
+    xo += i * p.kx[d];
+    yo += i * p.ky[d];
+  }
+  const int lane = t % p.lane_block, r0 = t / p.lane_block;
+  const int64_t li = g * p.lane_block + lane;
+  const bool active = r0 < p.k && li < p.lanes;
+  C m = O::top();
+  bool nan = false;
+  if (active) {
+    const S* base = x + xo + li * p.lx;
+    if (p.lanes == 1 && p.nr == 1 && p.rx[0] == 1) {
+      // Contiguous row: scalar head up to 16-byte alignment, vector body, scalar tail.
+      constexpr int V = 16 / sizeof(S);
+      const int64_t mis = (reinterpret_cast<uintptr_t>(base) % 16) / sizeof(S);
+      const int64_t head = mis == 0 ? 0 : (V - mis < p.len ? V - mis : p.len);
+      if (r0 < head) take(O::load(base[r0]), m, nan);
+      const int64_t nvec = (p.len - head) / V;
+      const uint4* vec = reinterpret_cast<const uint4*>(base + head);
+#pragma unroll 4
+      for (int64_t v = r0; v < nvec; v += p.k) {
+        const uint4 raw = __ldg(vec + v);
+        const S* e = reinterpret_cast<const S*>(&raw);
+#pragma unroll
+        for (int j = 0; j < V; ++j) take(O::load(e[j]), m, nan);
+      }
+      for (int64_t r = head + nvec * V + r0; r < p.len; r += p.k) take(O::load(base[r]), m, nan);
+    } else if (p.nr <= 1) {
+      const int64_t rx = p.nr ? p.rx[0] : 0;
+#pragma unroll 4
+      for (int64_t r = r0; r < p.len; r += p.k) take(O::load(__ldg(base + r * rx)), m, nan);
+    } else {
+      for (int64_t r = r0; r < p.len; r += p.k) take(O::load(__ldg(base + reduced_offset(p, r))), m, nan);
+    }
+  }
+  sm[t] = m;
+  sn[t] = nan;
+  __syncthreads();
+  for (int s = p.k / 2; s > 0; s >>= 1) {
+    if (active && r0 < s) {
+      const int u = t + s * p.lane_block;
+      const C v = sm[u];
+      sm[t] = v < sm[t] ? v : sm[t];
+      sn[t] = sn[t] || sn[u];
+    }
+    __syncthreads();
+  }
+  if (active && r0 == 0) y[yo + li * p.ly] = O::store(sm[t], sn[t]);
+}
+
+int64_t mag(int64_t v) { return v < 0 ? -v : v; }
+
+// Orders dims by decreasing |stride a| (innermost last) and merges neighbours.
+void order_and_merge(int& n, int64_t* s, int64_t* a, int64_t* b) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && mag(a[j - 1]) < mag(a[j]); --j) {
+      int64_t t;
+      t = s[j], s[j] = s[j - 1], s[j - 1] = t;
+      t = a[j], a[j] = a[j - 1], a[j - 1] = t;
+      if (b) t = b[j], b[j] = b[j - 1], b[j - 1] = t;
+    }
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (m > 0 && a[m - 1] == a[i] * s[i] && (!b || b[m - 1] == b[i] * s[i])) {
+      s[m - 1] *= s[i];
+      a[m - 1] = a[i];
+      if (b) b[m - 1] = b[i];
+      continue;
+    }
+    s[m] = s[i], a[m] = a[i];
+    if (b) b[m] = b[i];
+    ++m;
+  }
+  n = m;
+}
+
+int make_plan(const kgb_tensor* x, kgb_int_list dim, int keepdim, const kgb_tensor* y, Plan& p) {
+  const int rank = x->rank;
+  bool reduced[KGB_MAX_RANK] = {false};
+  const int64_t nominal = rank == 0 ? 1 : rank;
+  for (int64_t i = 0; i < dim.count; ++i) {
+    int64_t d = dim.values[i];
+    if (d < -nominal || d >= nominal) return KGB_ERR_INVALID;
+    if (rank == 0) continue;
+    if (d < 0) d += rank;
+    if (reduced[d]) return KGB_ERR_INVALID;
+    reduced[d] = true;
+  }
+  if (dim.count == 0)
+    for (int d = 0; d < rank; ++d) reduced[d] = true;
+  int od = 0;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = x->sizes[d];
+    if (reduced[d]) {
+      if (keepdim) {
+        if (od >= y->rank || y->sizes[od] != 1) return KGB_ERR_INVALID;
+        ++od;
+      }
+      p.len *= size;
+      if (size != 1) p.rs[p.nr] = size, p.rx[p.nr] = x->strides[d], ++p.nr;
+      continue;
+    }
+    if (od >= y->rank || y->sizes[od] != size) return KGB_ERR_INVALID;
+    p.outer *= size;
+    if (size != 1) p.ks[p.nk] = size, p.kx[p.nk] = x->strides[d], p.ky[p.nk] = y->strides[od], ++p.nk;
+    ++od;
+  }
+  if (od != y->rank) return KGB_ERR_INVALID;
+  order_and_merge(p.nk, p.ks, p.kx, p.ky);
+  order_and_merge(p.nr, p.rs, p.rx, nullptr);
+  // The innermost kept dim becomes the lane dim when it is the most contiguous.
+  if (p.nk > 0 && (p.nr == 0 || mag(p.kx[p.nk - 1]) < mag(p.rx[p.nr - 1]))) {
+    --p.nk;
+    p.lanes = p.ks[p.nk];
+    p.lx = p.kx[p.nk];
+    p.ly = p.ky[p.nk];
+    p.outer /= p.lanes;
+  }
+  return KGB_OK;
+}
+
+int pow2_at_least(int64_t v) {
+  int p = 1;
+  while (p < v && p < kMaxThreads) p <<= 1;
+  return p;
+}
+
+template <typename S>
+int launch(const kgb_tensor* self, kgb_tensor* out, Plan& p, cudaStream_t stream) {
+  p.lane_block = static_cast<int>(p.lanes < 32 ? p.lanes : 32);
+  const int kmax = kMaxThreads / pow2_at_least(p.lane_block);
+  const int64_t work = p.lanes == 1 && p.nr == 1 && p.rx[0] == 1 ? (p.len + 3) / 4 : p.len;
+  p.k = pow2_at_least(work) < kmax ? pow2_at_least(work) : kmax;
+  p.groups = static_cast<int>((p.lanes + p.lane_block - 1) / p.lane_block);
+  int threads = p.k * p.lane_block;
+  threads = (threads + 31) / 32 * 32;
+  const int64_t blocks = p.outer * p.groups;
+  amin_kernel<S><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(static_cast<const S*>(self->data),
+                                                                        static_cast<S*>(out->data), p);
+  return cudaGetLastError() == cudaSuccess ? KGB_OK : KGB_ERR_INVALID;
+}
+
+}  // namespace
+
+extern "C" int kgb_aten_amin(const kgb_tensor* self, kgb_int_list dim, int keepdim, kgb_tensor* out,
+                             kgb_stream stream) {
+  if (self->dtype != out->dtype) return KGB_ERR_INVALID;
+  switch (self->dtype) {
+    case KGB_F32: case KGB_F64: case KGB_F16: case KGB_BF16: case KGB_I32: case KGB_I64: break;
+    default: return KGB_ERR_UNSUPPORTED;
+  }
+  Plan p;
+  if (int s = make_plan(self, dim, keepdim, out, p); s != KGB_OK) return s;
+  if (p.outer * p.lanes == 0) return KGB_OK;
+  if (p.len == 0) return KGB_ERR_INVALID;  // ATen refuses an empty reduction
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  switch (self->dtype) {
+    case KGB_F32: return launch<float>(self, out, p, s);
+    case KGB_F64: return launch<double>(self, out, p, s);
+    case KGB_F16: return launch<__half>(self, out, p, s);
+    case KGB_BF16: return launch<__nv_bfloat16>(self, out, p, s);
+    case KGB_I32: return launch<int32_t>(self, out, p, s);
+    case KGB_I64: return launch<int64_t>(self, out, p, s);
+  }
+  return KGB_ERR_UNSUPPORTED;
+}
