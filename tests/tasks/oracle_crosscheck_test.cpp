@@ -52,6 +52,9 @@ constexpr Exception kExceptions[] = {
      "libtorch's CPU kernel rounds alpha * self to 16 bits before subtracting (rsub is sub with the operands "
      "swapped); the task rounds once, as ATen's CUDA opmath path does",
      true},
+    {"aten/index", "*I=i32*",
+     "libtorch 1.13 accepts only long, byte or bool index tensors (checkIndexTensorTypes); int32 indices are accepted "
+     "since 2.x: checked against torch 2.x on the GPU host"},
     {"aten/mm", "f16", "libtorch 1.13 has no CPU Half mm (addmm_impl_cpu_); checked against torch 2.x on the GPU host"},
     {"aten/bmm", "f16", "libtorch 1.13 has no CPU Half bmm; checked against torch 2.x on the GPU host"},
     {"aten/bmm", "bf16",
