@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Emits the bundled solutions of ATen's promoting binary pointwise tasks.
 
-The tasks aten/eq, gt, le, div, floor_divide, pow, logaddexp2, prelu and copy_
-share one structure: out = op(a, b) where a is a tensor, b a tensor or an
-ATen Scalar, with PyTorch broadcasting and torch.result_type promotion,
-computed in the op's computation type and stored into out's dtype (prelu
-views its weight as [C, 1, ..., 1] so that it broadcasts along dim 1; copy_
-converts src into self with an unused bool Scalar as b). This script fills
+The tasks aten/eq, gt, le, div, div_, floor_divide, pow, logaddexp2, prelu
+and copy_ share one structure: out = op(a, b) where a is a tensor, b a
+tensor or an ATen Scalar, with PyTorch broadcasting and torch.result_type
+promotion, computed in the op's computation type and stored into out's dtype
+(prelu views its weight as [C, 1, ..., 1] so that it broadcasts along dim 1;
+copy_ converts src into self with an unused bool Scalar as b; div_ is div
+with self as both a and out, so its emitted files declare no pointer
+restrict). This script fills
 the skeletons in binary_pointwise/ (cpu.cpp.in, cuda.cu.in, opencl.cpp.in)
 with each op's functor, dispatch and entry points, writing
 benchmark/tasks/aten/<op>/solutions/{cpu.cpp, cuda.cu, opencl.cpp, hip.hip};
@@ -15,7 +17,9 @@ vectorised flat path. Every emitted file is standalone: a model could have
 written it. spec.json, reference.cpp and the OpenCL baselines are written
 by hand (compare_specs.py writes the three comparison specs).
 
-Usage: scripts/taskgen/binary_pointwise.py [op ...]   (default: every op)
+Usage: scripts/taskgen/binary_pointwise.py [--check] [op ...]   (default: every op)
+  --check  compare instead of writing; exit 1 if a file differs (CI runs it:
+           ctest taskgen.binary_pointwise).
 """
 import os
 import sys
@@ -363,6 +367,17 @@ struct Prelu {
 }
 
 
+# div_: div in place, self is both the dividend and the written tensor (other
+# is broadcast to self; the quotient is converted back into self's dtype).
+TMODE_ = "kgb_tensor* self, const kgb_tensor* other, const int* rounding_mode"
+SMODE_ = "kgb_tensor* self, kgb_scalar other, const int* rounding_mode"
+OPS["div_"] = dict(OPS["div"], formula="self /= other (true, trunc or floor rounding)", inplace=True,
+                   entries=[("", "kgb_tensor* self, const kgb_tensor* other", SELF_OTHER, "0", "self"),
+                            ("_Scalar", "kgb_tensor* self, kgb_scalar other", SELF_SCALAR, "0", "self"),
+                            ("_Tensor_mode", TMODE_, SELF_OTHER, MODE_OF, "self"),
+                            ("_Scalar_mode", SMODE_, SELF_SCALAR, MODE_OF, "self")])
+
+
 def fill(template, op, spec, device):
     dev = "__host__ __device__ __forceinline__" if device else "inline"
     ops = spec["ops"].replace("@DEV@", dev)
@@ -430,24 +445,41 @@ def hip_port(cuda):
             .replace("cudaSuccess", "hipSuccess"))
 
 
-def emit(op):
+def emit(op, check=False):
     spec = OPS[op]
     read = lambda n: open(os.path.join(SKELETONS, n)).read()
     folder = os.path.join(ROOT, "benchmark", "tasks", "aten", op, "solutions")
-    os.makedirs(folder, exist_ok=True)
+    if not check:
+        os.makedirs(folder, exist_ok=True)
     cpu = fill(read("cpu.cpp.in"), op, spec, False).replace(
         "}  // namespace\n\n@ENTRIES@", dispatch_fn(spec) + "\n}  // namespace\n\n" + entries(op, spec, False))
     cuda = fill(read("cuda.cu.in"), op, spec, True).replace(
         "}  // namespace\n\n@ENTRIES@", dispatch_fn(spec) + "\n}  // namespace\n\n" + entries(op, spec, False))
     hip = hip_port(cuda)
     opencl = fill(read("opencl.cpp.in"), op, spec, False).replace("@ENTRIES@", entries(op, spec, True))
+    differs = []
     for name, text in (("cpu.cpp", cpu), ("cuda.cu", cuda), ("hip.hip", hip), ("opencl.cpp", opencl)):
         assert "@" not in text.replace("@param", ""), (op, name)
-        with open(os.path.join(folder, name), "w") as f:
+        if spec.get("inplace"):  # out is a: the pointers alias
+            text = text.replace("__restrict__ ", "").replace("__restrict ", "")
+        path = os.path.join(folder, name)
+        if check:
+            current = open(path).read() if os.path.exists(path) else None
+            if current != text:
+                differs.append(path)
+            continue
+        with open(path, "w") as f:
             f.write(text)
-    print("wrote", folder)
+    if not check:
+        print("wrote", folder)
+    return differs
 
 
 if __name__ == "__main__":
-    for op in sys.argv[1:] or sorted(OPS):
-        emit(op)
+    args = sys.argv[1:]
+    check = "--check" in args
+    ops = [a for a in args if a != "--check"] or sorted(OPS)
+    differs = [path for op in ops for path in emit(op, check)]
+    for path in differs:
+        print("differs from the generator:", os.path.relpath(path, ROOT))
+    sys.exit(1 if differs else 0)

@@ -147,4 +147,29 @@ inline int run(kgb_stream stream, const std::string& op_source, const Operand& a
   return args.error == CL_SUCCESS ? launch(stream, k, g.count) : KGB_ERR_INVALID;
 }
 
+
+// div and div_: MODE 0 true division (in float(common)), 1 trunc (f16/bf16:
+// the quotient rounds to 16 bits first), 2 floor.
+inline std::string div_source() {
+  return std::string(floor_divide_source()) + R"CLC(
+typedef C R;
+R op(C x, C y) {
+  if (MODE == 0) return x / y;
+  if (MODE == 2) return floor_divide(x, y);
+#if DC == 2 || DC == 3
+  return x / y;
+#else
+  if (DC == 4) return trunc(h2f(f2h(x / y)));
+  if (DC == 5) return trunc(bf2f(f2bf(x / y)));
+  return trunc(x / y);
+#endif
+}
+)CLC";
+}
+inline int divide(kgb_stream stream, const Operand& a, const Operand& b, kgb_tensor* out, int mode) {
+  int32_t common = result_type(a, b);
+  if (mode == 0 && !is_float(common)) common = KGB_F32;
+  return run(stream, div_source(), a, b, out, common, mode);
+}
+
 }  // namespace kgb::opencl::plain::binary
