@@ -134,13 +134,45 @@ FLOOR_DIVIDE_OPS = DIV_OPS[DIV_OPS.index("// rounding_mode \"floor\""):].replace
     '// rounding_mode "floor": the quotient', "// floor_divide: the quotient").replace("DivFloor", "FloorDivide")
 FLOOR_DIVIDE_OPS = "// ---- the operation --------------------------------------------------------------\n" + FLOOR_DIVIDE_OPS
 
+# x / y correctly rounded in OpenCL C. Single-precision division there may be
+# off by 2.5 ulp (NVIDIA's is), and a quotient an ulp below an integer
+# truncates to the wrong value; ATen divides IEEE-exactly. The launcher builds
+# with -cl-fp32-correctly-rounded-divide-sqrt (and -DCORRECT_DIV) where the
+# device reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT; elsewhere one fma
+# residual step corrects the quotient (exact whenever the quotient is
+# representable, e.g. an integer). Doubles divide correctly rounded anyway.
+CL_QUOTIENT = """/* x / y correctly rounded: OpenCL C's float division may be off by 2.5 ulp
+   unless the program is built with -cl-fp32-correctly-rounded-divide-sqrt
+   (CORRECT_DIV); otherwise the fma residual x - q*y (exact) corrects q. */
+C quotient(C x, C y) {
+#if (DC == 4 || DC == 5 || DC == 6) && !defined(CORRECT_DIV)
+  float q = x / y;
+  if (isfinite(q) && q != 0.0f) q += fma(-q, y, x) / y;
+  return q;
+#else
+  return x / y;
+#endif
+}
+"""
+HOST_DIVIDE = """// OpenCL C's float division may be off by 2.5 ulp: where the device can
+// divide correctly rounded (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), build with
+// that option; elsewhere the kernel's quotient() corrects the quotient.
+const char* divide_options(kgb_stream stream) {
+  cl_device_fp_config fp = 0;
+  const bool exact = clGetDeviceInfo(kgb_cl_get_device(stream), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr) ==
+                         CL_SUCCESS &&
+                     (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  return exact ? " -cl-fp32-correctly-rounded-divide-sqrt -DCORRECT_DIV=1" : "";
+}
+"""
+
 CL_FLOOR = """#if DC == 2 || DC == 3 || DC == 0
   const C q = x / y, r = x % y;
   return (r != 0 && ((r < 0) != (y < 0))) ? q - 1 : q;
 #else
   if (y == (C)0) return x / y;
   C mod = fmod(x, y);
-  C div = (x - mod) / y;
+  C div = quotient(x - mod, y);
   if (mod != (C)0 && (y < (C)0) != (mod < (C)0)) div -= (C)1;
   if (div == (C)0) return copysign((C)0, x / y);
   C fl = floor(div);
@@ -242,12 +274,13 @@ OPS = {
                     "      return run<DivTrunc>(a, b, out, stream);\n"
                     "    case 2: return run<DivFloor>(a, b, out, stream);\n"
                     "    default: return run<DivTrue>(a, b, out, stream);\n  }\n",
-        "cl_ops": "/* div: MODE 0 true division, 1 rounded toward zero, 2 toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n"
+        "cl_ops": CL_QUOTIENT + "/* div: MODE 0 true division, 1 rounded toward zero, 2 toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n"
                   "#if MODE == 1 && (DC == 2 || DC == 3)\n  return x / y;\n#elif MODE == 1 && DC == 4\n"
-                  "  return trunc(kgb_f16_to_float(kgb_float_to_f16(x / y))); /* the quotient rounds to f16 first */\n"
-                  "#elif MODE == 1 && DC == 5\n  return trunc(kgb_bf16_to_float(kgb_float_to_bf16(x / y)));\n"
-                  "#elif MODE == 1\n  return trunc(x / y);\n"
-                  "#elif MODE == 2\n" + CL_FLOOR + "\n#else\n  return x / y;\n#endif\n}\n",
+                  "  return trunc(kgb_f16_to_float(kgb_float_to_f16(quotient(x, y)))); /* the quotient rounds to f16 first */\n"
+                  "#elif MODE == 1 && DC == 5\n  return trunc(kgb_bf16_to_float(kgb_float_to_bf16(quotient(x, y))));\n"
+                  "#elif MODE == 1\n  return trunc(quotient(x, y));\n"
+                  "#elif MODE == 2\n" + CL_FLOOR + "\n#else\n  return quotient(x, y);\n#endif\n}\n",
+        "divides": True,
         "host_ops": "// The dtype div computes in: float(common) for true division (mode 0), else the common dtype.\n"
                     "int32_t compute_dtype(int32_t common, int mode) {\n"
                     "  return mode == 0 && !is_float_dtype(common) ? KGB_F32 : common;\n}\n",
@@ -260,7 +293,8 @@ OPS = {
         "formula": "out = floor(self / other), rounded toward -inf",
         "ops": FLOOR_DIVIDE_OPS,
         "dispatch": "  (void)mode;\n  return run<FloorDivide>(a, b, out, stream);\n",
-        "cl_ops": "/* floor_divide: the quotient rounded toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n" + CL_FLOOR + "\n}\n",
+        "cl_ops": CL_QUOTIENT + "/* floor_divide: the quotient rounded toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n" + CL_FLOOR + "\n}\n",
+        "divides": True,
         "host_ops": "// floor_divide computes in the common dtype.\nint32_t compute_dtype(int32_t common, int mode) {\n"
                     "  (void)mode;\n  return common;\n}\n",
         "entries": [("", T2 + ", kgb_tensor* out", SELF_OTHER, "0"),
@@ -383,6 +417,12 @@ def fill(template, op, spec, device):
     ops = spec["ops"].replace("@DEV@", dev)
     text = template.replace("@ID@", "aten/" + op).replace("@FORMULA@", spec["formula"])
     text = text.replace("@OPS@", ops).replace("@CL_OPS@", spec["cl_ops"]).replace("@HOST_OPS@", spec["host_ops"])
+    if spec.get("divides"):  # OpenCL: ask for correctly rounded float division where the device has it
+        text = text.replace("@DIVIDE_HOST@", HOST_DIVIDE).replace("@OPTIONS_SIZE@", "256")
+        text = text.replace("-DNEED_FP64=%d\",", "-DNEED_FP64=%d%s\",").replace(
+            "fp64 ? 1 : 0);", "fp64 ? 1 : 0, divide_options(stream));")
+    else:
+        text = text.replace("@DIVIDE_HOST@", "").replace("@OPTIONS_SIZE@", "160")
     return text
 
 
