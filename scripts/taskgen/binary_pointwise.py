@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Emits the bundled solutions of ATen's promoting binary pointwise tasks.
 
-The tasks aten/eq, gt, le, div, floor_divide, pow, logaddexp2, prelu and copy_
-share one structure: out = op(a, b) where a is a tensor, b a tensor or an
-ATen Scalar, with PyTorch broadcasting and torch.result_type promotion,
-computed in the op's computation type and stored into out's dtype (prelu
-views its weight as [C, 1, ..., 1] so that it broadcasts along dim 1; copy_
-converts src into self with an unused bool Scalar as b). This script fills
+The tasks aten/eq, gt, le, div, div_, floor_divide, pow, logaddexp2, prelu
+and copy_ share one structure: out = op(a, b) where a is a tensor, b a
+tensor or an ATen Scalar, with PyTorch broadcasting and torch.result_type
+promotion, computed in the op's computation type and stored into out's dtype
+(prelu views its weight as [C, 1, ..., 1] so that it broadcasts along dim 1;
+copy_ converts src into self with an unused bool Scalar as b; div_ is div
+with self as both a and out, so its emitted files declare no pointer
+restrict). This script fills
 the skeletons in binary_pointwise/ (cpu.cpp.in, cuda.cu.in, opencl.cpp.in)
 with each op's functor, dispatch and entry points, writing
 benchmark/tasks/aten/<op>/solutions/{cpu.cpp, cuda.cu, opencl.cpp, hip.hip};
@@ -15,7 +17,9 @@ vectorised flat path. Every emitted file is standalone: a model could have
 written it. spec.json, reference.cpp and the OpenCL baselines are written
 by hand (compare_specs.py writes the three comparison specs).
 
-Usage: scripts/taskgen/binary_pointwise.py [op ...]   (default: every op)
+Usage: scripts/taskgen/binary_pointwise.py [--check] [op ...]   (default: every op)
+  --check  compare instead of writing; exit 1 if a file differs (CI runs it:
+           ctest taskgen.binary_pointwise).
 """
 import os
 import sys
@@ -130,13 +134,45 @@ FLOOR_DIVIDE_OPS = DIV_OPS[DIV_OPS.index("// rounding_mode \"floor\""):].replace
     '// rounding_mode "floor": the quotient', "// floor_divide: the quotient").replace("DivFloor", "FloorDivide")
 FLOOR_DIVIDE_OPS = "// ---- the operation --------------------------------------------------------------\n" + FLOOR_DIVIDE_OPS
 
+# x / y correctly rounded in OpenCL C. Single-precision division there may be
+# off by 2.5 ulp (NVIDIA's is), and a quotient an ulp below an integer
+# truncates to the wrong value; ATen divides IEEE-exactly. The launcher builds
+# with -cl-fp32-correctly-rounded-divide-sqrt (and -DCORRECT_DIV) where the
+# device reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT; elsewhere one fma
+# residual step corrects the quotient (exact whenever the quotient is
+# representable, e.g. an integer). Doubles divide correctly rounded anyway.
+CL_QUOTIENT = """/* x / y correctly rounded: OpenCL C's float division may be off by 2.5 ulp
+   unless the program is built with -cl-fp32-correctly-rounded-divide-sqrt
+   (CORRECT_DIV); otherwise the fma residual x - q*y (exact) corrects q. */
+C quotient(C x, C y) {
+#if (DC == 4 || DC == 5 || DC == 6) && !defined(CORRECT_DIV)
+  float q = x / y;
+  if (isfinite(q) && q != 0.0f) q += fma(-q, y, x) / y;
+  return q;
+#else
+  return x / y;
+#endif
+}
+"""
+HOST_DIVIDE = """// OpenCL C's float division may be off by 2.5 ulp: where the device can
+// divide correctly rounded (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), build with
+// that option; elsewhere the kernel's quotient() corrects the quotient.
+const char* divide_options(kgb_stream stream) {
+  cl_device_fp_config fp = 0;
+  const bool exact = clGetDeviceInfo(kgb_cl_get_device(stream), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr) ==
+                         CL_SUCCESS &&
+                     (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  return exact ? " -cl-fp32-correctly-rounded-divide-sqrt -DCORRECT_DIV=1" : "";
+}
+"""
+
 CL_FLOOR = """#if DC == 2 || DC == 3 || DC == 0
   const C q = x / y, r = x % y;
   return (r != 0 && ((r < 0) != (y < 0))) ? q - 1 : q;
 #else
   if (y == (C)0) return x / y;
   C mod = fmod(x, y);
-  C div = (x - mod) / y;
+  C div = quotient(x - mod, y);
   if (mod != (C)0 && (y < (C)0) != (mod < (C)0)) div -= (C)1;
   if (div == (C)0) return copysign((C)0, x / y);
   C fl = floor(div);
@@ -238,12 +274,13 @@ OPS = {
                     "      return run<DivTrunc>(a, b, out, stream);\n"
                     "    case 2: return run<DivFloor>(a, b, out, stream);\n"
                     "    default: return run<DivTrue>(a, b, out, stream);\n  }\n",
-        "cl_ops": "/* div: MODE 0 true division, 1 rounded toward zero, 2 toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n"
+        "cl_ops": CL_QUOTIENT + "/* div: MODE 0 true division, 1 rounded toward zero, 2 toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n"
                   "#if MODE == 1 && (DC == 2 || DC == 3)\n  return x / y;\n#elif MODE == 1 && DC == 4\n"
-                  "  return trunc(kgb_f16_to_float(kgb_float_to_f16(x / y))); /* the quotient rounds to f16 first */\n"
-                  "#elif MODE == 1 && DC == 5\n  return trunc(kgb_bf16_to_float(kgb_float_to_bf16(x / y)));\n"
-                  "#elif MODE == 1\n  return trunc(x / y);\n"
-                  "#elif MODE == 2\n" + CL_FLOOR + "\n#else\n  return x / y;\n#endif\n}\n",
+                  "  return trunc(kgb_f16_to_float(kgb_float_to_f16(quotient(x, y)))); /* the quotient rounds to f16 first */\n"
+                  "#elif MODE == 1 && DC == 5\n  return trunc(kgb_bf16_to_float(kgb_float_to_bf16(quotient(x, y))));\n"
+                  "#elif MODE == 1\n  return trunc(quotient(x, y));\n"
+                  "#elif MODE == 2\n" + CL_FLOOR + "\n#else\n  return quotient(x, y);\n#endif\n}\n",
+        "divides": True,
         "host_ops": "// The dtype div computes in: float(common) for true division (mode 0), else the common dtype.\n"
                     "int32_t compute_dtype(int32_t common, int mode) {\n"
                     "  return mode == 0 && !is_float_dtype(common) ? KGB_F32 : common;\n}\n",
@@ -256,7 +293,8 @@ OPS = {
         "formula": "out = floor(self / other), rounded toward -inf",
         "ops": FLOOR_DIVIDE_OPS,
         "dispatch": "  (void)mode;\n  return run<FloorDivide>(a, b, out, stream);\n",
-        "cl_ops": "/* floor_divide: the quotient rounded toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n" + CL_FLOOR + "\n}\n",
+        "cl_ops": CL_QUOTIENT + "/* floor_divide: the quotient rounded toward -inf. */\ntypedef C R;\nR op(C x, C y) {\n" + CL_FLOOR + "\n}\n",
+        "divides": True,
         "host_ops": "// floor_divide computes in the common dtype.\nint32_t compute_dtype(int32_t common, int mode) {\n"
                     "  (void)mode;\n  return common;\n}\n",
         "entries": [("", T2 + ", kgb_tensor* out", SELF_OTHER, "0"),
@@ -363,11 +401,28 @@ struct Prelu {
 }
 
 
+# div_: div in place, self is both the dividend and the written tensor (other
+# is broadcast to self; the quotient is converted back into self's dtype).
+TMODE_ = "kgb_tensor* self, const kgb_tensor* other, const int* rounding_mode"
+SMODE_ = "kgb_tensor* self, kgb_scalar other, const int* rounding_mode"
+OPS["div_"] = dict(OPS["div"], formula="self /= other (true, trunc or floor rounding)", inplace=True,
+                   entries=[("", "kgb_tensor* self, const kgb_tensor* other", SELF_OTHER, "0", "self"),
+                            ("_Scalar", "kgb_tensor* self, kgb_scalar other", SELF_SCALAR, "0", "self"),
+                            ("_Tensor_mode", TMODE_, SELF_OTHER, MODE_OF, "self"),
+                            ("_Scalar_mode", SMODE_, SELF_SCALAR, MODE_OF, "self")])
+
+
 def fill(template, op, spec, device):
     dev = "__host__ __device__ __forceinline__" if device else "inline"
     ops = spec["ops"].replace("@DEV@", dev)
     text = template.replace("@ID@", "aten/" + op).replace("@FORMULA@", spec["formula"])
     text = text.replace("@OPS@", ops).replace("@CL_OPS@", spec["cl_ops"]).replace("@HOST_OPS@", spec["host_ops"])
+    if spec.get("divides"):  # OpenCL: ask for correctly rounded float division where the device has it
+        text = text.replace("@DIVIDE_HOST@", HOST_DIVIDE).replace("@OPTIONS_SIZE@", "256")
+        text = text.replace("-DNEED_FP64=%d\",", "-DNEED_FP64=%d%s\",").replace(
+            "fp64 ? 1 : 0);", "fp64 ? 1 : 0, divide_options(stream));")
+    else:
+        text = text.replace("@DIVIDE_HOST@", "").replace("@OPTIONS_SIZE@", "160")
     return text
 
 
@@ -430,24 +485,41 @@ def hip_port(cuda):
             .replace("cudaSuccess", "hipSuccess"))
 
 
-def emit(op):
+def emit(op, check=False):
     spec = OPS[op]
     read = lambda n: open(os.path.join(SKELETONS, n)).read()
     folder = os.path.join(ROOT, "benchmark", "tasks", "aten", op, "solutions")
-    os.makedirs(folder, exist_ok=True)
+    if not check:
+        os.makedirs(folder, exist_ok=True)
     cpu = fill(read("cpu.cpp.in"), op, spec, False).replace(
         "}  // namespace\n\n@ENTRIES@", dispatch_fn(spec) + "\n}  // namespace\n\n" + entries(op, spec, False))
     cuda = fill(read("cuda.cu.in"), op, spec, True).replace(
         "}  // namespace\n\n@ENTRIES@", dispatch_fn(spec) + "\n}  // namespace\n\n" + entries(op, spec, False))
     hip = hip_port(cuda)
     opencl = fill(read("opencl.cpp.in"), op, spec, False).replace("@ENTRIES@", entries(op, spec, True))
+    differs = []
     for name, text in (("cpu.cpp", cpu), ("cuda.cu", cuda), ("hip.hip", hip), ("opencl.cpp", opencl)):
         assert "@" not in text.replace("@param", ""), (op, name)
-        with open(os.path.join(folder, name), "w") as f:
+        if spec.get("inplace"):  # out is a: the pointers alias
+            text = text.replace("__restrict__ ", "").replace("__restrict ", "")
+        path = os.path.join(folder, name)
+        if check:
+            current = open(path).read() if os.path.exists(path) else None
+            if current != text:
+                differs.append(path)
+            continue
+        with open(path, "w") as f:
             f.write(text)
-    print("wrote", folder)
+    if not check:
+        print("wrote", folder)
+    return differs
 
 
 if __name__ == "__main__":
-    for op in sys.argv[1:] or sorted(OPS):
-        emit(op)
+    args = sys.argv[1:]
+    check = "--check" in args
+    ops = [a for a in args if a != "--check"] or sorted(OPS)
+    differs = [path for op in ops for path in emit(op, check)]
+    for path in differs:
+        print("differs from the generator:", os.path.relpath(path, ROOT))
+    sys.exit(1 if differs else 0)

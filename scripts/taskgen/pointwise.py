@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generates the bundled solutions of ATen's elementwise tasks from one skeleton.
 
-The unary and binary pointwise operators (add, sub, mul, rsub, add_, div_,
-fmax, heaviside, neg, floor, square, bitwise_not) share everything but their
+The unary and binary pointwise operators (add, sub, mul, rsub, add_, fmax,
+heaviside, neg, floor, square, bitwise_not) share everything but their
 scalar function: broadcasting, dtype promotion (self, other and out may each
 have their own dtype), strided views, 16-bit opmath (compute in float, round
 once). This script fills the templates in templates/ with each operator's
@@ -51,7 +51,6 @@ OPS = {
     "mul": dict(formula="out = self * other", overloads=["Scalar"], f="a * b", i="U(a) * U(b)", dtypes=STD),
     "add_": dict(formula="self += alpha * other, in place", alpha=True, overloads=["Scalar"], inplace=True,
                  f="a + p.alpha * b", i="U(a) + U(p.alpha) * U(b)", dtypes=STD),
-    "div_": dict(formula="self /= other, in place (true division)", overloads=["Scalar"], inplace=True, f="a / b", dtypes=STD),
     "fmax": dict(formula="out = fmax(self, other): the larger value, a NaN loses against a number",
                  f="a != a ? b : (b != b ? a : (a > b ? a : b))", i="a > b ? a : b", raw_int=True, dtypes=STD),
     "heaviside": dict(formula="out = self < 0 ? 0 : (self == 0 ? values : 1)", b_name="values",

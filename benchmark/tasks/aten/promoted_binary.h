@@ -102,6 +102,37 @@ inline int64_t floor_divide_integer(int64_t a, int64_t b) {
   return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;
 }
 
+// ---- div's rounding modes (div, div_) ----------------------------------------
+
+// rounding_mode of div.Tensor_mode / Scalar_mode (absent: None, true division).
+enum class DivMode { True, Trunc, Floor };
+inline DivMode div_mode_of(const RefArgs& args, const std::string& task) {
+  if (!args.has("rounding_mode")) return DivMode::True;
+  const std::string& name = args.enum_name("rounding_mode");
+  if (name == "trunc") return DivMode::Trunc;
+  if (name == "floor") return DivMode::Floor;
+  throw std::runtime_error(task + ": unknown rounding_mode " + name);
+}
+
+// a / b with `mode` in the floating `compute` dtype (operands already rounded
+// to it): true division in double (rounded once into out by the map); "trunc"
+// and "floor" round the quotient in the computation type (float for
+// f16/bf16/f32), "trunc" in f16/bf16 rounds the quotient to 16 bits first, as
+// ATen divides in that dtype.
+inline double divide_floating(double a, double b, DivMode mode, DType compute) {
+  if (mode == DivMode::True) return a / b;
+  if (compute == DType::F64) return mode == DivMode::Trunc ? std::trunc(a / b) : floor_divide_floating(a, b);
+  const float x = static_cast<float>(a), y = static_cast<float>(b);
+  if (mode == DivMode::Floor) return floor_divide_floating(x, y);
+  if (compute != DType::F32) return std::trunc(round_to(compute, static_cast<double>(x / y)));
+  return std::trunc(x / y);
+}
+inline int64_t divide_integer(int64_t a, int64_t b, DivMode mode) {
+  if (mode == DivMode::Floor) return floor_divide_integer(a, b);
+  if (b == 0) throw std::runtime_error("integer division by zero (the spec excludes it)");
+  return a / b;
+}
+
 // Generators of dividends and divisors: dividends normal (stddev 8; integers
 // rounded), divisors stddev 4 and never 0 (no integer zero divisors); 3%
 // NaN/+-inf on floating tensors. A one-element operand (rank 0, size 1) draws

@@ -46,16 +46,11 @@ inline int32_t result_type(const Operand& a, const Operand& b) {
   return hi;
 }
 
+// The computation type C is the dtype prelude's (plain_common.h), selected
+// with -DKGB_DT=<DC> (bool computes as long: KGB_DT=3); defining C here as
+// well would redefine it, an error wherever the two types differ.
 inline const char* prelude() {
   return R"CLC(
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#if DC == 7
-typedef double C;
-#elif DC == 4 || DC == 5 || DC == 6
-typedef float C;
-#else
-typedef long C;
-#endif
 C load_elem(__global const uchar* p, long i, int dt) {
   C v;
   if (dt == 6) v = (C)((__global const float*)p)[i];
@@ -73,16 +68,29 @@ C load_elem(__global const uchar* p, long i, int dt) {
 }
 
 // Python's // in OpenCL C, for the ops' own sources: integers adjust the
-// truncated quotient, floats follow ATen's div_floor_floating.
+// truncated quotient, floats follow ATen's div_floor_floating. quotient() is
+// x / y correctly rounded, as ATen divides: OpenCL C's float division may be
+// off by 2.5 ulp (NVIDIA's is), so run() builds with
+// -cl-fp32-correctly-rounded-divide-sqrt (-DCORRECT_DIV) where the device
+// supports it, and elsewhere the exact fma residual x - q*y corrects q.
 inline const char* floor_divide_source() {
   return R"CLC(
+C quotient(C x, C y) {
+#if (DC == 4 || DC == 5 || DC == 6) && !defined(CORRECT_DIV)
+  float q = x / y;
+  if (isfinite(q) && q != 0.0f) q += fma(-q, y, x) / y;
+  return q;
+#else
+  return x / y;
+#endif
+}
 C floor_divide(C x, C y) {
-#if DC == 2 || DC == 3
+#if DC == 0 || DC == 2 || DC == 3  /* bool and integers compute in long */
   C q = x / y, r = x % y;
   return r != 0 && ((r < 0) != (y < 0)) ? q - 1 : q;
 #else
   if (y == (C)0) return x / y;
-  C mod = fmod(x, y), div = (x - mod) / y;
+  C mod = fmod(x, y), div = quotient(x - mod, y);
   if (mod != (C)0 && (y < (C)0) != (mod < (C)0)) div -= (C)1;
   if (div == (C)0) return copysign((C)0, x / y);
   C f = floor(div);
@@ -116,6 +124,14 @@ __kernel void binary(__global uchar* o, long oo, __global const uchar* x, long x
 )CLC";
 }
 
+// Whether the device divides floats correctly rounded on request
+// (-cl-fp32-correctly-rounded-divide-sqrt).
+inline bool divides_correctly_rounded(kgb_stream stream) {
+  cl_device_fp_config fp = 0;
+  return clGetDeviceInfo(kgb_cl_get_device(stream), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr) == CL_SUCCESS &&
+         (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+}
+
 // out = op(a, b), computed in `common` (an op may differ from result_type,
 // e.g. true division's float); `op_source` defines R and R op(C, C).
 inline int run(kgb_stream stream, const std::string& op_source, const Operand& a, const Operand& b, kgb_tensor* out,
@@ -132,9 +148,11 @@ inline int run(kgb_stream stream, const std::string& op_source, const Operand& a
     g.add(out->sizes[d], out->strides[d], sa, sb);
   }
   if (g.count == 0) return KGB_OK;
-  char options[160];
-  std::snprintf(options, sizeof options, "-cl-std=CL1.2 -DKGB_DT=6 -DDA=%d -DDB=%d -DDO=%d -DDC=%d -DB_TENSOR=%d -DMODE=%d",
-                a.dtype(), b.t ? b.dtype() : 0, out->dtype, common, b.t ? 1 : 0, mode);
+  char options[256];
+  std::snprintf(options, sizeof options,
+                "-cl-std=CL1.2 -DKGB_DT=%d -DDA=%d -DDB=%d -DDO=%d -DDC=%d -DB_TENSOR=%d -DMODE=%d%s",
+                common == KGB_BOOL ? KGB_I64 : common, a.dtype(), b.t ? b.dtype() : 0, out->dtype, common, b.t ? 1 : 0,
+                mode, divides_correctly_rounded(stream) ? " -cl-fp32-correctly-rounded-divide-sqrt -DCORRECT_DIV=1" : "");
   const std::string source = std::string(dtype_prelude()) + prelude() + op_source + kernel_source();
   cl_kernel k = kernel(stream, source, options, "binary");
   if (!k) return KGB_ERR_UNSUPPORTED;
@@ -145,6 +163,31 @@ inline int run(kgb_stream stream, const std::string& op_source, const Operand& a
   else if (is_float(common)) args.value(static_cast<cl_float>(scalar));
   else args.value(static_cast<cl_long>(b.t ? 0 : b.s.v.i));
   return args.error == CL_SUCCESS ? launch(stream, k, g.count) : KGB_ERR_INVALID;
+}
+
+
+// div and div_: MODE 0 true division (in float(common)), 1 trunc (f16/bf16:
+// the quotient rounds to 16 bits first), 2 floor.
+inline std::string div_source() {
+  return std::string(floor_divide_source()) + R"CLC(
+typedef C R;
+R op(C x, C y) {
+  if (MODE == 0) return quotient(x, y);
+  if (MODE == 2) return floor_divide(x, y);
+#if DC == 0 || DC == 2 || DC == 3  /* bool and integers compute in long */
+  return x / y;
+#else
+  if (DC == 4) return trunc(h2f(f2h(quotient(x, y))));
+  if (DC == 5) return trunc(bf2f(f2bf(quotient(x, y))));
+  return trunc(quotient(x, y));
+#endif
+}
+)CLC";
+}
+inline int divide(kgb_stream stream, const Operand& a, const Operand& b, kgb_tensor* out, int mode) {
+  int32_t common = result_type(a, b);
+  if (mode == 0 && !is_float(common)) common = KGB_F32;
+  return run(stream, div_source(), a, b, out, common, mode);
 }
 
 }  // namespace kgb::opencl::plain::binary

@@ -61,17 +61,29 @@ C load_elem(__global const uchar* p, long i, int dt) {
   return v;
 }
 
+/* x / y correctly rounded: OpenCL C's float division may be off by 2.5 ulp
+   unless the program is built with -cl-fp32-correctly-rounded-divide-sqrt
+   (CORRECT_DIV); otherwise the fma residual x - q*y (exact) corrects q. */
+C quotient(C x, C y) {
+#if (DC == 4 || DC == 5 || DC == 6) && !defined(CORRECT_DIV)
+  float q = x / y;
+  if (isfinite(q) && q != 0.0f) q += fma(-q, y, x) / y;
+  return q;
+#else
+  return x / y;
+#endif
+}
 /* div: MODE 0 true division, 1 rounded toward zero, 2 toward -inf. */
 typedef C R;
 R op(C x, C y) {
 #if MODE == 1 && (DC == 2 || DC == 3)
   return x / y;
 #elif MODE == 1 && DC == 4
-  return trunc(kgb_f16_to_float(kgb_float_to_f16(x / y))); /* the quotient rounds to f16 first */
+  return trunc(kgb_f16_to_float(kgb_float_to_f16(quotient(x, y)))); /* the quotient rounds to f16 first */
 #elif MODE == 1 && DC == 5
-  return trunc(kgb_bf16_to_float(kgb_float_to_bf16(x / y)));
+  return trunc(kgb_bf16_to_float(kgb_float_to_bf16(quotient(x, y))));
 #elif MODE == 1
-  return trunc(x / y);
+  return trunc(quotient(x, y));
 #elif MODE == 2
 #if DC == 2 || DC == 3 || DC == 0
   const C q = x / y, r = x % y;
@@ -79,7 +91,7 @@ R op(C x, C y) {
 #else
   if (y == (C)0) return x / y;
   C mod = fmod(x, y);
-  C div = (x - mod) / y;
+  C div = quotient(x - mod, y);
   if (mod != (C)0 && (y < (C)0) != (mod < (C)0)) div -= (C)1;
   if (div == (C)0) return copysign((C)0, x / y);
   C fl = floor(div);
@@ -87,7 +99,7 @@ R op(C x, C y) {
   return fl;
 #endif
 #else
-  return x / y;
+  return quotient(x, y);
 #endif
 }
 
@@ -201,6 +213,16 @@ int32_t compute_dtype(int32_t common, int mode) {
   return mode == 0 && !is_float_dtype(common) ? KGB_F32 : common;
 }
 
+// OpenCL C's float division may be off by 2.5 ulp: where the device can
+// divide correctly rounded (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), build with
+// that option; elsewhere the kernel's quotient() corrects the quotient.
+const char* divide_options(kgb_stream stream) {
+  cl_device_fp_config fp = 0;
+  const bool exact = clGetDeviceInfo(kgb_cl_get_device(stream), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr) ==
+                         CL_SUCCESS &&
+                     (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  return exact ? " -cl-fp32-correctly-rounded-divide-sqrt -DCORRECT_DIV=1" : "";
+}
 struct Geometry {
   cl_long size[8], so[8], sa[8], sb[8];
 };
@@ -258,9 +280,9 @@ int run(const Operand& a, const Operand& b, kgb_tensor* out, int mode, kgb_strea
   const cl_long n = kgb_numel(out);
   if (n == 0) return KGB_OK;
 
-  char options[160];
-  snprintf(options, sizeof options, "-cl-std=CL1.2 -DDA=%d -DDB=%d -DDO=%d -DDC=%d -DB_TENSOR=%d -DMODE=%d -DNEED_FP64=%d",
-           a.dtype, b.t ? b.dtype : 0, out->dtype, common, b.t ? 1 : 0, mode, fp64 ? 1 : 0);
+  char options[256];
+  snprintf(options, sizeof options, "-cl-std=CL1.2 -DDA=%d -DDB=%d -DDO=%d -DDC=%d -DB_TENSOR=%d -DMODE=%d -DNEED_FP64=%d%s",
+           a.dtype, b.t ? b.dtype : 0, out->dtype, common, b.t ? 1 : 0, mode, fp64 ? 1 : 0, divide_options(stream));
   const bool flat = rank == 1 && g.so[0] == 1 && g.sa[0] == 1 && (!b.t || g.sb[0] == 1);
   cl_kernel k = nullptr;
   if (kgb_cl_get_kernel(stream, kSource, options, flat ? "binary_flat" : "binary_nd", &k) != CL_SUCCESS)

@@ -1,128 +1,280 @@
-// aten/div_ on CUDA (sm_90): self /= other, in place (true division).
-// Other may have another dtype than self; the result is computed in the promoted type's compute
-// type and rounded once into self.
-//
-// The host folds the tensors into the fewest dimensions (broadcast
-// dimensions get stride 0, size-1 dimensions go, dimensions contiguous in
-// every tensor merge). When every tensor has one dtype and the folded problem
-// is at most rows x cols with unit inner strides (other may also be one value
-// per row or a single value), a row kernel moves 16-byte vectors with a
-// grid-stride loop along the row. Everything else (mixed dtypes, transposed or
-// stepped views) runs a grid-stride kernel that computes each element's
-// offsets from its linear index and converts by dtype at load and store.
-// Compute type: float for f16/bf16/f32 results, double for f64, int64 for
-// integer results; 16-bit results are rounded once.
-// In place: out is self (each element is read, then written by one thread).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+// aten/div_ on CUDA: self /= other (true, trunc or floor rounding), with PyTorch broadcasting and type
+// promotion. The host computes ATen's result type and folds the views into
+// the fewest dimensions (broadcast dims stride 0, size-1 dims dropped, dims
+// contiguous for every tensor merged). Then:
+//  - every tensor flat and contiguous, a and b of one dtype: a grid-stride
+//    kernel on the storage types with 16-byte vector loads of a and b;
+//  - anything else (strided, broadcast, mixed dtypes): one element per thread
+//    in a grid-stride loop, offsets from the linear index, each operand
+//    converted from its dtype into the computation type (ATen's dynamic cast).
+// 16-bit floats compute in float and round once; f64 in double; integers and
+// bool in int64.
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stdint.h>
 
+#include <type_traits>
+
+#include "kgb_half.h"
 #include "kgb_kernel.h"
 
 namespace {
 
-constexpr int kOperands = 3;  // out, self, other
 constexpr int kThreads = 256;
 
-// ---- the operation, per compute type --------------------------------------
-template <typename C>
-struct Params {};
-__device__ __forceinline__ float op(float a, float b, const Params<float>& p) {
-  (void)p;
-  return a / b;
+// ---- dtypes and ATen's type promotion (host) ----------------------------------
+__host__ __device__ inline bool is_float_dtype(int32_t t) {
+  return t == KGB_F16 || t == KGB_BF16 || t == KGB_F32 || t == KGB_F64;
 }
-__device__ __forceinline__ double op(double a, double b, const Params<double>& p) {
-  (void)p;
-  return a / b;
+bool supported_dtype(int32_t t) { return t == KGB_BOOL || t == KGB_I32 || t == KGB_I64 || is_float_dtype(t); }
+
+// torch.promote_types over bool, i32, i64, f16, bf16, f32, f64.
+int32_t promote(int32_t a, int32_t b) {
+  if (a == b) return a;
+  if (a == KGB_BOOL) return b;
+  if (b == KGB_BOOL) return a;
+  const bool fa = is_float_dtype(a), fb = is_float_dtype(b);
+  if (fa != fb) return fa ? a : b;
+  if (!fa) return KGB_I64;
+  if (a == KGB_F64 || b == KGB_F64) return KGB_F64;
+  return KGB_F32;
 }
 
-// ---- dtype conversion -------------------------------------------------------
-__device__ __forceinline__ float f16_to_float(uint16_t h) { return __half2float(__ushort_as_half(h)); }
-__device__ __forceinline__ uint16_t float_to_f16(float f) { return __half_as_ushort(__float2half_rn(f)); }
-__device__ __forceinline__ float bf16_to_float(uint16_t h) { return __uint_as_float(static_cast<uint32_t>(h) << 16); }
-__device__ __forceinline__ uint16_t float_to_bf16(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+// torch.result_type: a dimensioned tensor beats a zero-dim tensor, which beats
+// a Scalar, unless the lower one is of a higher category.
+enum Level { kDimensioned = 0, kZeroDim = 1, kScalar = 2 };
+struct Operand {
+  const kgb_tensor* t = nullptr;  // nullptr: an ATen Scalar
+  kgb_scalar s{};
+  int32_t dtype = KGB_F32;        // a Scalar counts as bool, i64 or (default dtype) f32
+  Level level = kDimensioned;
+};
+Operand tensor_operand(const kgb_tensor* t) {
+  Operand o;
+  o.t = t;
+  o.dtype = t->dtype;
+  o.level = t->rank == 0 ? kZeroDim : kDimensioned;
+  return o;
+}
+Operand scalar_operand(kgb_scalar s) {
+  Operand o;
+  o.s = s;
+  o.dtype = s.dtype == KGB_F64 ? KGB_F32 : (s.dtype == KGB_BOOL ? KGB_BOOL : KGB_I64);
+  o.level = kScalar;
+  return o;
+}
+double scalar_value(const Operand& o) { return o.s.dtype == KGB_F64 ? o.s.v.f : static_cast<double>(o.s.v.i); }
 
-template <typename C>
-__device__ __forceinline__ C load_as(const void* base, int32_t dtype, int64_t off) {
-  switch (dtype) {
-    case KGB_I32: return static_cast<C>(static_cast<const int32_t*>(base)[off]);
-    case KGB_I64: return static_cast<C>(static_cast<const int64_t*>(base)[off]);
-    case KGB_F16: return static_cast<C>(f16_to_float(static_cast<const uint16_t*>(base)[off]));
-    case KGB_BF16: return static_cast<C>(bf16_to_float(static_cast<const uint16_t*>(base)[off]));
-    case KGB_F32: return static_cast<C>(static_cast<const float*>(base)[off]);
-    case KGB_F64: return static_cast<C>(static_cast<const double*>(base)[off]);
-    default: return C();  // not a dtype of this task: rejected on the host
+int32_t result_type(const Operand& a, const Operand& b) {
+  if (a.level == b.level) return promote(a.dtype, b.dtype);
+  const int32_t higher = a.level < b.level ? a.dtype : b.dtype, lower = a.level < b.level ? b.dtype : a.dtype;
+  if (is_float_dtype(higher)) return higher;
+  if (higher == KGB_BOOL || is_float_dtype(lower)) return promote(higher, lower);
+  return higher;
+}
+
+// ---- the operation --------------------------------------------------------------
+// True division computes in float(common dtype): integer operands divide in f32.
+struct DivTrue {
+  static int32_t compute_dtype(int32_t common) { return is_float_dtype(common) ? common : KGB_F32; }
+  static constexpr bool kDouble = true, kInt64 = false;  // computation types besides float
+  template <typename C>
+  static __host__ __device__ __forceinline__ C apply(C a, C b) { return a / b; }
+};
+// rounding_mode "trunc": the quotient rounded toward zero, in the common dtype.
+struct DivTrunc {
+  static int32_t compute_dtype(int32_t common) { return common; }
+  static constexpr bool kDouble = true, kInt64 = true;  // computation types besides float
+  template <typename C>
+  static __host__ __device__ __forceinline__ C apply(C a, C b) {
+    if constexpr (std::is_integral<C>::value) return a / b;
+    else return trunc(a / b);
   }
-}
-
-template <typename C>
-__device__ __forceinline__ void store_as(void* base, int32_t dtype, int64_t off, C v) {
-  switch (dtype) {
-    case KGB_I32: static_cast<int32_t*>(base)[off] = static_cast<int32_t>(v); break;
-    case KGB_I64: static_cast<int64_t*>(base)[off] = static_cast<int64_t>(v); break;
-    case KGB_F16: static_cast<uint16_t*>(base)[off] = float_to_f16(static_cast<float>(v)); break;
-    case KGB_BF16: static_cast<uint16_t*>(base)[off] = float_to_bf16(static_cast<float>(v)); break;
-    case KGB_F32: static_cast<float*>(base)[off] = static_cast<float>(v); break;
-    case KGB_F64: static_cast<double*>(base)[off] = static_cast<double>(v); break;
-    default: break;  // not a dtype of this task: rejected on the host
+};
+// "trunc" with an f16/bf16 common dtype: ATen divides in that dtype, so the
+// float quotient is rounded to 16 bits before it is truncated.
+struct RoundF16 {
+  static __host__ __device__ __forceinline__ float apply(float v) { return kgb_f16_to_float(kgb_float_to_f16(v)); }
+};
+struct RoundBF16 {
+  static __host__ __device__ __forceinline__ float apply(float v) { return kgb_bf16_to_float(kgb_float_to_bf16(v)); }
+};
+template <typename Round>
+struct DivTruncRounded {
+  static int32_t compute_dtype(int32_t common) { return common; }
+  static constexpr bool kDouble = false, kInt64 = false;  // computation types besides float
+  template <typename C>
+  static __host__ __device__ __forceinline__ C apply(C a, C b) {
+    if constexpr (std::is_integral<C>::value) return a / b;
+    else return trunc(static_cast<C>(Round::apply(static_cast<float>(a / b))));
   }
-}
+};
+// rounding_mode "floor": the quotient rounded toward -inf, in the common dtype.
+struct DivFloor {
+  static int32_t compute_dtype(int32_t common) { return common; }
+  static constexpr bool kDouble = true, kInt64 = true;  // computation types besides float
+  template <typename C>
+  static __host__ __device__ __forceinline__ C apply(C a, C b) {
+    if constexpr (std::is_integral<C>::value) {
+      const C q = a / b, r = a % b;
+      return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+    } else {
+      if (b == C(0)) return a / b;
+      C mod = fmod(a, b);
+      C div = (a - mod) / b;
+      if (mod != C(0) && (b < C(0)) != (mod < C(0))) div -= C(1);
+      if (div == C(0)) return copysign(C(0), a / b);
+      C floordiv = floor(div);
+      if (div - floordiv > C(0.5)) floordiv += C(1);
+      return floordiv;
+    }
+  }
+};
 
-// Storage type S of one dtype and its compute type C, for the same-dtype rows.
-struct F32 {
+// ---- element conversions (device) ----------------------------------------------
+// Storage type and conversions of each dtype.
+template <int DT> struct Dt;
+template <> struct Dt<KGB_F32> {
   using S = float;
-  using C = float;
-  static __device__ __forceinline__ C ld(S v) { return v; }
-  static __device__ __forceinline__ S st(C v) { return v; }
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
 };
-struct F16 {
-  using S = uint16_t;
-  using C = float;
-  static __device__ __forceinline__ C ld(S v) { return f16_to_float(v); }
-  static __device__ __forceinline__ S st(C v) { return float_to_f16(v); }
-};
-struct BF16 {
-  using S = uint16_t;
-  using C = float;
-  static __device__ __forceinline__ C ld(S v) { return bf16_to_float(v); }
-  static __device__ __forceinline__ S st(C v) { return float_to_bf16(v); }
-};
-struct F64 {
+template <> struct Dt<KGB_F64> {
   using S = double;
-  using C = double;
-  static __device__ __forceinline__ C ld(S v) { return v; }
-  static __device__ __forceinline__ S st(C v) { return v; }
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
+};
+template <> struct Dt<KGB_F16> {
+  using S = uint16_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(kgb_f16_to_float(v)); }
+  template <typename R> __device__ static S store(R v) { return kgb_float_to_f16(static_cast<float>(v)); }
+};
+template <> struct Dt<KGB_BF16> {
+  using S = uint16_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(kgb_bf16_to_float(v)); }
+  template <typename R> __device__ static S store(R v) { return kgb_float_to_bf16(static_cast<float>(v)); }
+};
+template <> struct Dt<KGB_I32> {
+  using S = int32_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
+};
+template <> struct Dt<KGB_I64> {
+  using S = int64_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v); }
+};
+template <> struct Dt<KGB_BOOL> {
+  using S = uint8_t;
+  template <typename C> __device__ static C load(S v) { return static_cast<C>(v != 0); }
+  template <typename R> __device__ static S store(R v) { return static_cast<S>(v != R(0)); }
 };
 
-// ---- geometry -------------------------------------------------------------
+// Element i of a dtype-erased operand in C; an operand of another dtype whose
+// common dtype is f16/bf16 (an integer, or an f32/f64 zero-dim tensor) is
+// rounded to it first, as ATen casts every input to that dtype.
+template <typename C>
+__device__ __forceinline__ C load_as(const char* p, int64_t i, int32_t dt, int32_t common) {
+  C v;
+  switch (dt) {
+    case KGB_F32: v = Dt<KGB_F32>::load<C>(reinterpret_cast<const float*>(p)[i]); break;
+    case KGB_F64: v = Dt<KGB_F64>::load<C>(reinterpret_cast<const double*>(p)[i]); break;
+    case KGB_F16: v = Dt<KGB_F16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
+    case KGB_BF16: v = Dt<KGB_BF16>::load<C>(reinterpret_cast<const uint16_t*>(p)[i]); break;
+    case KGB_I32: v = Dt<KGB_I32>::load<C>(reinterpret_cast<const int32_t*>(p)[i]); break;
+    case KGB_I64: v = Dt<KGB_I64>::load<C>(reinterpret_cast<const int64_t*>(p)[i]); break;
+    default: v = Dt<KGB_BOOL>::load<C>(reinterpret_cast<const uint8_t*>(p)[i]); break;
+  }
+  if (dt != common && common == KGB_F16) v = static_cast<C>(kgb_f16_to_float(kgb_float_to_f16(static_cast<float>(v))));
+  if (dt != common && common == KGB_BF16) v = static_cast<C>(kgb_bf16_to_float(kgb_float_to_bf16(static_cast<float>(v))));
+  return v;
+}
+
+template <typename R>
+__device__ __forceinline__ void store_as(char* p, int64_t i, int32_t dt, R v) {
+  switch (dt) {
+    case KGB_F32: reinterpret_cast<float*>(p)[i] = Dt<KGB_F32>::store(v); break;
+    case KGB_F64: reinterpret_cast<double*>(p)[i] = Dt<KGB_F64>::store(v); break;
+    case KGB_F16: reinterpret_cast<uint16_t*>(p)[i] = Dt<KGB_F16>::store(v); break;
+    case KGB_BF16: reinterpret_cast<uint16_t*>(p)[i] = Dt<KGB_BF16>::store(v); break;
+    case KGB_I32: reinterpret_cast<int32_t*>(p)[i] = Dt<KGB_I32>::store(v); break;
+    case KGB_I64: reinterpret_cast<int64_t*>(p)[i] = Dt<KGB_I64>::store(v); break;
+    default: reinterpret_cast<uint8_t*>(p)[i] = Dt<KGB_BOOL>::store(v); break;
+  }
+}
+
+// ---- kernels ------------------------------------------------------------------
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Pack {
+  T v[V];
+};
+
+// Flat contiguous a, b (nullptr: the Scalar bs) and out; V elements per step.
+template <typename Op, typename C, int DT, int ODT, int V>
+__global__ void __launch_bounds__(kThreads) binary_flat(typename Dt<ODT>::S* o,
+                                                        const typename Dt<DT>::S* a,
+                                                        const typename Dt<DT>::S* b, int64_t n, C bs) {
+  using S = typename Dt<DT>::S;
+  using O = typename Dt<ODT>::S;
+  const int64_t packs = n / V;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  for (int64_t p = first; p < packs; p += step) {
+    const Pack<S, V> av = reinterpret_cast<const Pack<S, V>*>(a)[p];
+    Pack<S, V> bv;
+    if (b) bv = reinterpret_cast<const Pack<S, V>*>(b)[p];
+    Pack<O, V> ov;
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      ov.v[k] = Dt<ODT>::store(Op::apply(Dt<DT>::template load<C>(av.v[k]), b ? Dt<DT>::template load<C>(bv.v[k]) : bs));
+    reinterpret_cast<Pack<O, V>*>(o)[p] = ov;
+  }
+  for (int64_t i = packs * V + first; i < n; i += step)
+    o[i] = Dt<ODT>::store(Op::apply(Dt<DT>::template load<C>(a[i]), b ? Dt<DT>::template load<C>(b[i]) : bs));
+}
+
+// The folded problem: sizes and per-tensor strides (0 out, 1 a, 2 b).
 struct Geometry {
   int ndim = 0;
   int64_t sizes[KGB_MAX_RANK] = {};
-  int64_t strides[kOperands][KGB_MAX_RANK] = {};  // per operand, in elements
+  int64_t strides[3][KGB_MAX_RANK] = {};
+};
+struct Dtypes {
+  int32_t out, a, b, common;
 };
 
-// Right-aligned broadcast of the inputs onto out (a null input is a Scalar);
-// false if a shape does not fit.
-bool fold(const kgb_tensor* const* t, Geometry& g) {
-  const int rank = t[0]->rank;
-  int64_t sizes[KGB_MAX_RANK], strides[kOperands][KGB_MAX_RANK];
+template <typename Op, typename C>
+__global__ void __launch_bounds__(kThreads) binary_strided(char* o, const char* a,
+                                                           const char* b, Geometry g, int64_t n, Dtypes dt,
+                                                           C bs) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    int64_t rest = i, oo = 0, ao = 0, bo = 0;
+    for (int d = g.ndim - 1; d >= 0; --d) {
+      const int64_t c = rest % g.sizes[d];
+      rest /= g.sizes[d];
+      oo += c * g.strides[0][d];
+      ao += c * g.strides[1][d];
+      bo += c * g.strides[2][d];
+    }
+    const C x = load_as<C>(a, ao, dt.a, dt.common);
+    const C y = b ? load_as<C>(b, bo, dt.b, dt.common) : bs;
+    store_as(o, oo, dt.out, Op::apply(x, y));
+  }
+}
+
+// ---- host side -------------------------------------------------------------------
+bool fold(const kgb_tensor* out, const kgb_tensor* a, const kgb_tensor* b, Geometry& g) {
+  const kgb_tensor* ts[3] = {out, a, b};
+  const int rank = out->rank;
+  int64_t sizes[KGB_MAX_RANK], strides[3][KGB_MAX_RANK];
   for (int d = 0; d < rank; ++d) {
-    sizes[d] = t[0]->sizes[d];
-    strides[0][d] = t[0]->strides[d];
-    for (int k = 1; k < kOperands; ++k) {
-      if (!t[k]) {  // a Scalar other: one value everywhere
-        strides[k][d] = 0;
-        continue;
-      }
-      const int td = d - (rank - t[k]->rank);
-      if (td < 0 || t[k]->sizes[td] == 1) {
-        strides[k][d] = 0;
-      } else if (t[k]->sizes[td] == sizes[d]) {
-        strides[k][d] = t[k]->strides[td];
-      } else {
-        return false;
-      }
+    sizes[d] = out->sizes[d];
+    for (int t = 0; t < 3; ++t) {
+      const int td = ts[t] ? d - (rank - ts[t]->rank) : -1;
+      if (td < 0 || ts[t]->sizes[td] == 1) strides[t][d] = 0;
+      else if (ts[t]->sizes[td] == out->sizes[d]) strides[t][d] = ts[t]->strides[td];
+      else return false;
     }
   }
   g.ndim = 0;
@@ -131,88 +283,23 @@ bool fold(const kgb_tensor* const* t, Geometry& g) {
     if (g.ndim > 0) {
       const int last = g.ndim - 1;
       bool mergeable = true;
-      for (int k = 0; k < kOperands; ++k) mergeable = mergeable && g.strides[k][last] == strides[k][d] * sizes[d];
+      for (int t = 0; t < 3; ++t) mergeable = mergeable && g.strides[t][last] == strides[t][d] * sizes[d];
       if (mergeable) {
         g.sizes[last] *= sizes[d];
-        for (int k = 0; k < kOperands; ++k) g.strides[k][last] = strides[k][d];
+        for (int t = 0; t < 3; ++t) g.strides[t][last] = strides[t][d];
         continue;
       }
     }
     g.sizes[g.ndim] = sizes[d];
-    for (int k = 0; k < kOperands; ++k) g.strides[k][g.ndim] = strides[k][d];
+    for (int t = 0; t < 3; ++t) g.strides[t][g.ndim] = strides[t][d];
     ++g.ndim;
   }
   if (g.ndim == 0) {  // a single element
     g.ndim = 1;
     g.sizes[0] = 1;
-    for (int k = 0; k < kOperands; ++k) g.strides[k][0] = 1;
+    for (int t = 0; t < 3; ++t) g.strides[t][0] = ts[t] ? 1 : 0;
   }
   return true;
-}
-
-// ---- kernels ----------------------------------------------------------------
-template <typename T, int VEC>
-struct alignas(sizeof(T) * VEC) Pack {
-  T v[VEC];
-};
-
-// How the row kernel reads other: a row like self, one value per row, or one value.
-enum BMode { kBRow = 0, kBPerRow = 1, kBConst = 2 };
-
-// rows x cols, unit inner stride for out and self; rows start at multiples of VEC.
-template <typename Tag, int VEC>
-__global__ void __launch_bounds__(kThreads)
-rows_kernel(typename Tag::S* out, const typename Tag::S* a,
-            const typename Tag::S* __restrict__ b, int b_mode, typename Tag::C b_value, int64_t b_rs,
-            int64_t rows, int64_t cols, int64_t out_rs, int64_t a_rs, Params<typename Tag::C> prm) {
-  using S = typename Tag::S;
-  using C = typename Tag::C;
-  using P = Pack<S, VEC>;
-  const int64_t packs = cols / VEC;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
-  for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-    S* orow = out + r * out_rs;
-    const S* arow = a + r * a_rs;
-    const S* brow = b_mode == kBConst ? nullptr : b + r * b_rs;
-    const C row_value = b_mode == kBPerRow ? Tag::ld(brow[0]) : b_value;
-    for (int64_t p = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; p < packs; p += step) {
-      const P av = *reinterpret_cast<const P*>(arow + p * VEC);
-      P bv;
-      if (b_mode == kBRow) bv = *reinterpret_cast<const P*>(brow + p * VEC);
-      P ov;
-#pragma unroll
-      for (int k = 0; k < VEC; ++k) {
-        const C bk = b_mode == kBRow ? Tag::ld(bv.v[k]) : row_value;
-        ov.v[k] = Tag::st(op(Tag::ld(av.v[k]), bk, prm));
-      }
-      *reinterpret_cast<P*>(orow + p * VEC) = ov;
-    }
-    // The tail of a row that is not a whole number of vectors.
-    for (int64_t j = packs * VEC + static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; j < cols; j += step) {
-      const C bk = b_mode == kBRow ? Tag::ld(brow[j]) : row_value;
-      orow[j] = Tag::st(op(Tag::ld(arow[j]), bk, prm));
-    }
-  }
-}
-
-// Any layout and any dtypes: offsets from the linear index, conversion by dtype.
-template <typename C>
-__global__ void __launch_bounds__(kThreads)
-strided_kernel(void* out, int32_t out_dt, const void* a, int32_t a_dt,
-               const void* __restrict__ b, int32_t b_dt, int b_const, C b_value,
-               Geometry g, int64_t numel, Params<C> prm) {
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < numel;
-       i += static_cast<int64_t>(gridDim.x) * kThreads) {
-    int64_t rest = i, off[kOperands] = {};
-    for (int d = g.ndim - 1; d >= 0; --d) {
-      const int64_t c = rest % g.sizes[d];
-      rest /= g.sizes[d];
-      for (int k = 0; k < kOperands; ++k) off[k] += c * g.strides[k][d];
-    }
-    const C av = load_as<C>(a, a_dt, off[1]);
-    const C bv = b_const ? b_value : load_as<C>(b, b_dt, off[2]);
-    store_as<C>(out, out_dt, off[0], op(av, bv, prm));
-  }
 }
 
 unsigned grid_for(int64_t items) {
@@ -220,116 +307,108 @@ unsigned grid_for(int64_t items) {
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 65536 ? 65536 : blocks));
 }
 
-// The same-dtype row path, if the folded problem has that shape.
-template <typename Tag>
-bool try_rows(const kgb_tensor* const* t, const Geometry& g, typename Tag::C b_value, bool b_const,
-              const Params<typename Tag::C>& prm, cudaStream_t s) {
-  const int last = g.ndim - 1;
-  if (g.ndim > 2 || g.strides[0][last] != 1 || g.strides[1][last] != 1) return false;
-  for (int k = 1; k < kOperands; ++k)
-    if (t[k] && t[k]->dtype != t[0]->dtype) return false;
-  int b_mode = kBConst;
-  if (!b_const) {
-    if (g.strides[2][last] == 1) b_mode = kBRow;
-    else if (g.strides[2][last] == 0) b_mode = kBPerRow;
-    else return false;
-  }
-  using S = typename Tag::S;
-  const int64_t rows = g.ndim == 2 ? g.sizes[0] : 1, cols = g.sizes[last];
-  int64_t rs[kOperands];
-  for (int k = 0; k < kOperands; ++k) rs[k] = g.ndim == 2 ? g.strides[k][0] : 0;
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// The vectorised kernel when every pointer is 16-byte aligned (false otherwise:
+// an offset view, which the strided kernel takes).
+template <typename Op, typename C, int DT, int ODT>
+bool launch_flat(kgb_tensor* out, const Operand& a, const Operand& b, int64_t n, C bs, cudaStream_t s) {
+  using S = typename Dt<DT>::S;
+  using O = typename Dt<ODT>::S;
   constexpr int V = 16 / sizeof(S);
-  bool vec = reinterpret_cast<uintptr_t>(t[0]->data) % 16 == 0 && reinterpret_cast<uintptr_t>(t[1]->data) % 16 == 0 &&
-             rs[0] % V == 0 && rs[1] % V == 0;
-  if (b_mode == kBRow) vec = vec && reinterpret_cast<uintptr_t>(t[2]->data) % 16 == 0 && rs[2] % V == 0;
-  const S* b = b_const ? nullptr : static_cast<const S*>(t[2]->data);
-  const dim3 grid(grid_for(cols / (vec ? V : 1)), static_cast<unsigned>(rows < 65535 ? rows : 65535));
-  S* o = static_cast<S*>(t[0]->data);
-  const S* a = static_cast<const S*>(t[1]->data);
-  if (vec)
-    rows_kernel<Tag, V><<<grid, kThreads, 0, s>>>(o, a, b, b_mode, b_value, rs[2], rows, cols, rs[0], rs[1], prm);
-  else
-    rows_kernel<Tag, 1><<<grid, kThreads, 0, s>>>(o, a, b, b_mode, b_value, rs[2], rows, cols, rs[0], rs[1], prm);
+  auto* o = static_cast<O*>(out->data);
+  const auto* pa = static_cast<const S*>(a.t->data);
+  const auto* pb = b.t ? static_cast<const S*>(b.t->data) : nullptr;
+  if (!aligned16(pa) || (pb && !aligned16(pb)) || reinterpret_cast<uintptr_t>(o) % (V * sizeof(O)) != 0) return false;
+  binary_flat<Op, C, DT, ODT, V><<<grid_for(n / V), kThreads, 0, s>>>(o, pa, pb, n, bs);
   return true;
 }
 
-bool rows_path(const kgb_tensor* const* t, const Geometry& g, float b_value, bool b_const,
-               const Params<float>& prm, cudaStream_t s) {
-  switch (t[0]->dtype) {
-    case KGB_F32: return try_rows<F32>(t, g, b_value, b_const, prm, s);
-    case KGB_F16: return try_rows<F16>(t, g, b_value, b_const, prm, s);
-    case KGB_BF16: return try_rows<BF16>(t, g, b_value, b_const, prm, s);
-    default: return false;
-  }
+// The fast path for a and b of one dtype DT; false when out's dtype does not fit it.
+template <typename Op, typename C, int DT>
+bool flat_same_dtype(kgb_tensor* out, const Operand& a, const Operand& b, int64_t n, C bs, cudaStream_t s) {
+  using R = decltype(Op::apply(C(), C()));
+  if constexpr (std::is_same<R, bool>::value)
+    return out->dtype == KGB_BOOL && launch_flat<Op, C, DT, KGB_BOOL>(out, a, b, n, bs, s);
+  else
+    return out->dtype == DT && launch_flat<Op, C, DT, DT>(out, a, b, n, bs, s);
 }
 
-bool rows_path(const kgb_tensor* const* t, const Geometry& g, double b_value, bool b_const,
-               const Params<double>& prm, cudaStream_t s) {
-  switch (t[0]->dtype) {
-    case KGB_F64: return try_rows<F64>(t, g, b_value, b_const, prm, s);
-    default: return false;
-  }
-}
-
-// Folds, then launches the row kernel of out's dtype or the strided kernel.
-// b_const: other is the Scalar b_value (t[2] is then unused).
-template <typename C>
-int launch(const kgb_tensor* const* t, C b_value, bool b_const, const Params<C>& prm, cudaStream_t s) {
+template <typename Op, typename C>
+int run_in(kgb_tensor* out, const Operand& a, const Operand& b, int32_t common, cudaStream_t s) {
   Geometry g;
-  if (!fold(t, g)) return KGB_ERR_INVALID;
-  if (kgb_numel(t[0]) == 0) return KGB_OK;
-  if (!rows_path(t, g, b_value, b_const, prm, s)) {
-    const int64_t numel = kgb_numel(t[0]);
-    strided_kernel<C><<<grid_for(numel), kThreads, 0, s>>>(t[0]->data, t[0]->dtype, t[1]->data, t[1]->dtype,
-                                                          b_const ? nullptr : t[2]->data, b_const ? 0 : t[2]->dtype,
-                                                          b_const ? 1 : 0, b_value, g, numel, prm);
+  if (!fold(out, a.t, b.t, g)) return KGB_ERR_INVALID;
+  const int64_t n = kgb_numel(out);
+  const C bs = b.t ? C(0) : static_cast<C>(scalar_value(b));
+  const bool flat = g.ndim == 1 && g.strides[0][0] == 1 && g.strides[1][0] == 1 && (!b.t || g.strides[2][0] == 1);
+  bool done = false;
+  if (flat && (!b.t || b.dtype == a.dtype) && common == a.dtype) {
+    // Only the storage dtypes whose computation type is C.
+    if constexpr (std::is_same<C, float>::value) {
+      if (a.dtype == KGB_F32) done = flat_same_dtype<Op, C, KGB_F32>(out, a, b, n, bs, s);
+      if (a.dtype == KGB_F16) done = flat_same_dtype<Op, C, KGB_F16>(out, a, b, n, bs, s);
+      if (a.dtype == KGB_BF16) done = flat_same_dtype<Op, C, KGB_BF16>(out, a, b, n, bs, s);
+    } else if constexpr (std::is_same<C, double>::value) {
+      if (a.dtype == KGB_F64) done = flat_same_dtype<Op, C, KGB_F64>(out, a, b, n, bs, s);
+    } else {
+      if (a.dtype == KGB_I32) done = flat_same_dtype<Op, C, KGB_I32>(out, a, b, n, bs, s);
+      if (a.dtype == KGB_I64) done = flat_same_dtype<Op, C, KGB_I64>(out, a, b, n, bs, s);
+      if (a.dtype == KGB_BOOL) done = flat_same_dtype<Op, C, KGB_BOOL>(out, a, b, n, bs, s);
+    }
+  }
+  if (!done) {
+    const Dtypes dt{out->dtype, a.dtype, b.dtype, common};
+    binary_strided<Op, C><<<grid_for(n), kThreads, 0, s>>>(static_cast<char*>(out->data), static_cast<const char*>(a.t->data),
+                                                          b.t ? static_cast<const char*>(b.t->data) : nullptr, g, n, dt, bs);
   }
   return cudaGetLastError() == cudaSuccess ? KGB_OK : KGB_ERR_INVALID;
 }
 
-// An ATen Scalar (KGB_I64, KGB_F64 or KGB_BOOL) in the compute type.
-template <typename C>
-C scalar_as(kgb_scalar s) {
-  return s.dtype == KGB_F64 ? static_cast<C>(s.v.f) : static_cast<C>(s.v.i);
-}
-
-bool supported(int32_t dtype) {
-  switch (dtype) {
-    case KGB_I32:
-    case KGB_I64:
-    case KGB_F16:
-    case KGB_BF16:
-    case KGB_F32:
-    case KGB_F64:
-      return true;
-    default:
-      return false;
+template <typename Op>
+int run(const Operand& a, const Operand& b, kgb_tensor* out, kgb_stream stream) {
+  if (!supported_dtype(a.dtype) || !supported_dtype(b.dtype) || !supported_dtype(out->dtype)) return KGB_ERR_UNSUPPORTED;
+  const int32_t common = Op::compute_dtype(result_type(a, b));
+  if (common < 0) return KGB_ERR_UNSUPPORTED;
+  if (kgb_numel(out) == 0) return KGB_OK;
+  auto s = static_cast<cudaStream_t>(stream);
+  // Only the computation types the op can reach are instantiated.
+  if (common == KGB_F64) {
+    if constexpr (Op::kDouble) return run_in<Op, double>(out, a, b, common, s);
+  } else if (is_float_dtype(common)) {
+    return run_in<Op, float>(out, a, b, common, s);
+  } else {
+    if constexpr (Op::kInt64) return run_in<Op, int64_t>(out, a, b, common, s);
   }
+  return KGB_ERR_UNSUPPORTED;
 }
 
-// t = {out, self, other}; other, when given, is a Scalar that replaces t[2].
-// The compute type follows out's dtype.
-int dispatch(const kgb_tensor* const* t, const kgb_scalar* other, cudaStream_t s) {
-  for (int k = 0; k < kOperands; ++k)
-    if (t[k] && !supported(t[k]->dtype)) return KGB_ERR_UNSUPPORTED;
-  switch (t[0]->dtype) {
-    case KGB_F32: case KGB_F16: case KGB_BF16:
-      return launch<float>(t, other ? scalar_as<float>(*other) : float(), other != nullptr, Params<float>{}, s);
-    case KGB_F64:
-      return launch<double>(t, other ? scalar_as<double>(*other) : double(), other != nullptr, Params<double>{}, s);
-    default:
-      return KGB_ERR_UNSUPPORTED;
+// The entry points' common path: the functor for the mode, then run.
+int dispatch(const Operand& a, const Operand& b, kgb_tensor* out, int mode, kgb_stream stream) {
+  switch (mode) {
+    case 1:
+      if (result_type(a, b) == KGB_F16) return run<DivTruncRounded<RoundF16>>(a, b, out, stream);
+      if (result_type(a, b) == KGB_BF16) return run<DivTruncRounded<RoundBF16>>(a, b, out, stream);
+      return run<DivTrunc>(a, b, out, stream);
+    case 2: return run<DivFloor>(a, b, out, stream);
+    default: return run<DivTrue>(a, b, out, stream);
   }
 }
 
 }  // namespace
 
 extern "C" int kgb_aten_div_(kgb_tensor* self, const kgb_tensor* other, kgb_stream stream) {
-  const kgb_tensor* t[kOperands] = {self, self, other};
-  return dispatch(t, nullptr, static_cast<cudaStream_t>(stream));
+  return dispatch(tensor_operand(self), tensor_operand(other), self, 0, stream);
 }
 
 extern "C" int kgb_aten_div__Scalar(kgb_tensor* self, kgb_scalar other, kgb_stream stream) {
-  const kgb_tensor* t[kOperands] = {self, self, nullptr};
-  return dispatch(t, &other, static_cast<cudaStream_t>(stream));
+  return dispatch(tensor_operand(self), scalar_operand(other), self, 0, stream);
 }
+
+extern "C" int kgb_aten_div__Tensor_mode(kgb_tensor* self, const kgb_tensor* other, const int* rounding_mode, kgb_stream stream) {
+  return dispatch(tensor_operand(self), tensor_operand(other), self, rounding_mode ? *rounding_mode : 0, stream);
+}
+
+extern "C" int kgb_aten_div__Scalar_mode(kgb_tensor* self, kgb_scalar other, const int* rounding_mode, kgb_stream stream) {
+  return dispatch(tensor_operand(self), scalar_operand(other), self, rounding_mode ? *rounding_mode : 0, stream);
+}
+

@@ -1,16 +1,11 @@
-// aten/div_ in OpenCL: self /= other, in place (true division).
-// Other may have another dtype than self; the result is computed in the promoted type's compute
-// type and rounded once into self.
-//
-// The host right-aligns the tensors into one index space (stride 0 on
-// broadcast dimensions), drops size-1 dimensions and merges dimensions that
-// are contiguous in every tensor. A problem that folds to one dimension with
-// unit (or, for an input, zero) strides runs a flat kernel without index
-// arithmetic, one folded to two dimensions a 2-D range without divisions;
-// anything else runs the general kernel. One work-item per element. The program is built once per dtype combination
-// (-DKGB_DO/-DKGB_DA/-DKGB_DB = kgb_dtype values): loads convert to the compute type
-// (float for f16/bf16/f32 results, double for f64, long for integer
-// results), stores round once; f16/bf16 are ushort data.
+// aten/div_ in OpenCL: self /= other (true, trunc or floor rounding), with PyTorch broadcasting and
+// type promotion. The launcher computes ATen's result type and folds the views
+// into the fewest dimensions (broadcast dims stride 0, size-1 dims dropped,
+// dims contiguous for every tensor merged); a flat contiguous problem runs a
+// kernel without index arithmetic, anything else one work-item per element
+// with strided offsets. The program is built per dtype combination with the
+// dtypes as compile-time constants (-DDA, -DDB, -DDO, -DDC), so the element
+// conversions fold away; f16/bf16 are ushort data converted in the kernel.
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,182 +15,248 @@
 namespace {
 
 const char kSource[] = KGB_CL_HALF_SOURCE R"CLC(
-#ifndef KGB_DO  /* defaults for an offline syntax check; the launcher always sets them */
-#define KGB_DO 6
-#define KGB_DA 6
-#define KGB_DB 6
-#define KGB_BSCALAR 0
+/* Defaults (f32 with f32 into f32) so that the source also compiles alone; the launcher sets them all. */
+#ifndef DA
+#define DA 6
+#define DB 6
+#define DO 6
+#define DC 6
+#define B_TENSOR 1
+#define MODE 0
+#define NEED_FP64 0
 #endif
-#if KGB_DO == 7 || KGB_DA == 7 || KGB_DB == 7
+#if NEED_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-
-// Storage type of each operand: TO (out), TA (self), TB (other).
-#if KGB_DO == 2
-typedef int TO;
-#elif KGB_DO == 3
-typedef long TO;
-#elif KGB_DO == 4
-typedef ushort TO;
-#elif KGB_DO == 5
-typedef ushort TO;
-#elif KGB_DO == 6
-typedef float TO;
-#elif KGB_DO == 7
-typedef double TO;
-#endif
-#if KGB_DA == 2
-typedef int TA;
-#elif KGB_DA == 3
-typedef long TA;
-#elif KGB_DA == 4
-typedef ushort TA;
-#elif KGB_DA == 5
-typedef ushort TA;
-#elif KGB_DA == 6
-typedef float TA;
-#elif KGB_DA == 7
-typedef double TA;
-#endif
-#if KGB_DB >= 0
-#if KGB_DB == 2
-typedef int TB;
-#elif KGB_DB == 3
-typedef long TB;
-#elif KGB_DB == 4
-typedef ushort TB;
-#elif KGB_DB == 5
-typedef ushort TB;
-#elif KGB_DB == 6
-typedef float TB;
-#elif KGB_DB == 7
-typedef double TB;
-#endif
-#endif
-
-// Compute type C, chosen by out's dtype.
-#if KGB_DO == 4 || KGB_DO == 5 || KGB_DO == 6
-typedef float C;
-#elif KGB_DO == 7
+/* The computation type: double for f64, float for f32/f16/bf16, long for integers and bool. */
+#if DC == 7
 typedef double C;
+#elif DC == 4 || DC == 5 || DC == 6
+typedef float C;
 #else
 typedef long C;
 #endif
 
-// Conversions: exact loads into C, one rounding into out's dtype.
-#if KGB_DA == 4
-#define LOAD_A(v) ((C)kgb_f16_to_float(v))
-#elif KGB_DA == 5
-#define LOAD_A(v) ((C)kgb_bf16_to_float(v))
-#elif KGB_DA == 0
-#define LOAD_A(v) ((C)((v) != 0))
-#else
-#define LOAD_A(v) ((C)(v))
+/* Element i of a buffer of dtype dt (a compile-time constant) as C. An operand
+   of another dtype whose common dtype is f16/bf16 (an integer, or an f32/f64
+   zero-dim tensor) is rounded to it first. */
+C load_elem(__global const uchar* p, long i, int dt) {
+  C v;
+  switch (dt) {
+    case 6: v = (C)((__global const float*)p)[i]; break;
+#if NEED_FP64
+    case 7: v = (C)((__global const double*)p)[i]; break;
 #endif
-#if KGB_BSCALAR
-#define B_ARGS C b_value
-#define B_AT(i) (b_value)
-#else
-#if KGB_DB == 4
-#define LOAD_B(v) ((C)kgb_f16_to_float(v))
-#elif KGB_DB == 5
-#define LOAD_B(v) ((C)kgb_bf16_to_float(v))
-#elif KGB_DB == 0
-#define LOAD_B(v) ((C)((v) != 0))
-#else
-#define LOAD_B(v) ((C)(v))
+    case 4: v = (C)kgb_f16_to_float(((__global const ushort*)p)[i]); break;
+    case 5: v = (C)kgb_bf16_to_float(((__global const ushort*)p)[i]); break;
+    case 2: v = (C)((__global const int*)p)[i]; break;
+    case 3: v = (C)((__global const long*)p)[i]; break;
+    default: v = (C)(p[i] != 0); break;
+  }
+#if DC == 4
+  if (dt != 4) v = (C)kgb_f16_to_float(kgb_float_to_f16((float)v));
+#elif DC == 5
+  if (dt != 5) v = (C)kgb_bf16_to_float(kgb_float_to_bf16((float)v));
 #endif
-#define B_ARGS __global const TB* b, long b_off
-#define B_AT(i) LOAD_B(b[i])
-#endif
-#if KGB_DO == 4
-#define STORE_O(v) kgb_float_to_f16(v)
-#elif KGB_DO == 5
-#define STORE_O(v) kgb_float_to_bf16(v)
-#elif KGB_DO == 0
-#define STORE_O(v) ((uchar)((v) != 0))
-#else
-#define STORE_O(v) ((TO)(v))
-#endif
+  return v;
+}
 
-C op(C a, C b) { return a / b; }
+/* x / y correctly rounded: OpenCL C's float division may be off by 2.5 ulp
+   unless the program is built with -cl-fp32-correctly-rounded-divide-sqrt
+   (CORRECT_DIV); otherwise the fma residual x - q*y (exact) corrects q. */
+C quotient(C x, C y) {
+#if (DC == 4 || DC == 5 || DC == 6) && !defined(CORRECT_DIV)
+  float q = x / y;
+  if (isfinite(q) && q != 0.0f) q += fma(-q, y, x) / y;
+  return q;
+#else
+  return x / y;
+#endif
+}
+/* div: MODE 0 true division, 1 rounded toward zero, 2 toward -inf. */
+typedef C R;
+R op(C x, C y) {
+#if MODE == 1 && (DC == 2 || DC == 3)
+  return x / y;
+#elif MODE == 1 && DC == 4
+  return trunc(kgb_f16_to_float(kgb_float_to_f16(quotient(x, y)))); /* the quotient rounds to f16 first */
+#elif MODE == 1 && DC == 5
+  return trunc(kgb_bf16_to_float(kgb_float_to_bf16(quotient(x, y))));
+#elif MODE == 1
+  return trunc(quotient(x, y));
+#elif MODE == 2
+#if DC == 2 || DC == 3 || DC == 0
+  const C q = x / y, r = x % y;
+  return (r != 0 && ((r < 0) != (y < 0))) ? q - 1 : q;
+#else
+  if (y == (C)0) return x / y;
+  C mod = fmod(x, y);
+  C div = quotient(x - mod, y);
+  if (mod != (C)0 && (y < (C)0) != (mod < (C)0)) div -= (C)1;
+  if (div == (C)0) return copysign((C)0, x / y);
+  C fl = floor(div);
+  if (div - fl > (C)0.5) fl += (C)1;
+  return fl;
+#endif
+#else
+  return quotient(x, y);
+#endif
+}
+
+/* Stores a result into element i of out (dtype DO): 16-bit floats round once. */
+void store_elem(__global uchar* p, long i, R v) {
+#if DO == 6
+  ((__global float*)p)[i] = (float)v;
+#elif DO == 7
+  ((__global double*)p)[i] = (double)v;
+#elif DO == 4
+  ((__global ushort*)p)[i] = kgb_float_to_f16((float)v);
+#elif DO == 5
+  ((__global ushort*)p)[i] = kgb_float_to_bf16((float)v);
+#elif DO == 2
+  ((__global int*)p)[i] = (int)v;
+#elif DO == 3
+  ((__global long*)p)[i] = (long)v;
+#else
+  p[i] = (uchar)(v != 0);
+#endif
+}
+
+/* b is read only when B_TENSOR is 1; otherwise the Scalar bs is used. */
+__kernel void binary_flat(__global uchar* o, long o_off, __global const uchar* a, long a_off, __global const uchar* b,
+                          long b_off, long n, C bs) {
+  long i = get_global_id(0);
+  if (i >= n) return;
+  C x = load_elem(a, a_off + i, DA);
+#if B_TENSOR
+  C y = load_elem(b, b_off + i, DB);
+#else
+  C y = bs;
+#endif
+  store_elem(o, o_off + i, op(x, y));
+}
 
 typedef struct { long size[8]; long so[8]; long sa[8]; long sb[8]; } Geometry;
 
-__kernel void pw_flat(__global TO* o, long o_off, __global const TA* a, long a_off, long sa,
-                      B_ARGS, long sb,
-                      long n) {
+__kernel void binary_nd(__global uchar* o, long o_off, __global const uchar* a, long a_off, __global const uchar* b,
+                        long b_off, Geometry g, int rank, long n, C bs) {
   long i = get_global_id(0);
   if (i >= n) return;
-  o[o_off + i] = STORE_O(op(LOAD_A(a[a_off + i * sa]), B_AT(b_off + i * sb)));
-}
-
-// A problem folded to two dimensions: a 2-D range, no divisions.
-__kernel void pw_rows(__global TO* o, long o_off, __global const TA* a, long a_off,
-                      B_ARGS,
-                      Geometry g) {
-  long c = get_global_id(0), r = get_global_id(1);
-  if (c >= g.size[1] || r >= g.size[0]) return;
-  long io = o_off + r * g.so[0] + c * g.so[1];
-  long ia = a_off + r * g.sa[0] + c * g.sa[1];
-  long ib = r * g.sb[0] + c * g.sb[1];
-  o[io] = STORE_O(op(LOAD_A(a[ia]), B_AT(b_off + ib)));
-}
-
-__kernel void pw_nd(__global TO* o, long o_off, __global const TA* a, long a_off,
-                    B_ARGS,
-                    Geometry g, int rank, long n) {
-  long i = get_global_id(0);
-  if (i >= n) return;
-  long io = o_off, ia = a_off, ib = 0, r = i;
+  long io = o_off, ia = a_off, ib = b_off, r = i;
   for (int d = rank - 1; d > 0; --d) {
     long q = r / g.size[d], k = r - q * g.size[d];
     r = q;
     io += k * g.so[d]; ia += k * g.sa[d]; ib += k * g.sb[d];
   }
   io += r * g.so[0]; ia += r * g.sa[0]; ib += r * g.sb[0];
-  o[io] = STORE_O(op(LOAD_A(a[ia]), B_AT(b_off + ib)));
+  C x = load_elem(a, ia, DA);
+#if B_TENSOR
+  C y = load_elem(b, ib, DB);
+#else
+  C y = bs;
+#endif
+  store_elem(o, io, op(x, y));
 }
 )CLC";
 
-constexpr int kOperands = 3;  // out, self, other
+// ---- dtypes and ATen's type promotion ------------------------------------------
+bool is_float_dtype(int32_t t) { return t == KGB_F16 || t == KGB_BF16 || t == KGB_F32 || t == KGB_F64; }
+bool supported_dtype(int32_t t) { return t == KGB_BOOL || t == KGB_I32 || t == KGB_I64 || is_float_dtype(t); }
 
+// torch.promote_types over bool, i32, i64, f16, bf16, f32, f64.
+int32_t promote(int32_t a, int32_t b) {
+  if (a == b) return a;
+  if (a == KGB_BOOL) return b;
+  if (b == KGB_BOOL) return a;
+  const bool fa = is_float_dtype(a), fb = is_float_dtype(b);
+  if (fa != fb) return fa ? a : b;
+  if (!fa) return KGB_I64;
+  if (a == KGB_F64 || b == KGB_F64) return KGB_F64;
+  return KGB_F32;
+}
+
+// torch.result_type: a dimensioned tensor beats a zero-dim tensor, which beats
+// a Scalar, unless the lower one is of a higher category.
+enum Level { kDimensioned = 0, kZeroDim = 1, kScalar = 2 };
+struct Operand {
+  const kgb_tensor* t = nullptr;  // nullptr: an ATen Scalar
+  kgb_scalar s{};
+  int32_t dtype = KGB_F32;        // a Scalar counts as bool, i64 or (default dtype) f32
+  Level level = kDimensioned;
+};
+Operand tensor_operand(const kgb_tensor* t) {
+  Operand o;
+  o.t = t;
+  o.dtype = t->dtype;
+  o.level = t->rank == 0 ? kZeroDim : kDimensioned;
+  return o;
+}
+Operand scalar_operand(kgb_scalar s) {
+  Operand o;
+  o.s = s;
+  o.dtype = s.dtype == KGB_F64 ? KGB_F32 : (s.dtype == KGB_BOOL ? KGB_BOOL : KGB_I64);
+  o.level = kScalar;
+  return o;
+}
+double scalar_value(const Operand& o) { return o.s.dtype == KGB_F64 ? o.s.v.f : static_cast<double>(o.s.v.i); }
+
+int32_t result_type(const Operand& a, const Operand& b) {
+  if (a.level == b.level) return promote(a.dtype, b.dtype);
+  const int32_t higher = a.level < b.level ? a.dtype : b.dtype, lower = a.level < b.level ? b.dtype : a.dtype;
+  if (is_float_dtype(higher)) return higher;
+  if (higher == KGB_BOOL || is_float_dtype(lower)) return promote(higher, lower);
+  return higher;
+}
+
+// The dtype div computes in: float(common) for true division (mode 0), else the common dtype.
+int32_t compute_dtype(int32_t common, int mode) {
+  return mode == 0 && !is_float_dtype(common) ? KGB_F32 : common;
+}
+
+// OpenCL C's float division may be off by 2.5 ulp: where the device can
+// divide correctly rounded (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT), build with
+// that option; elsewhere the kernel's quotient() corrects the quotient.
+const char* divide_options(kgb_stream stream) {
+  cl_device_fp_config fp = 0;
+  const bool exact = clGetDeviceInfo(kgb_cl_get_device(stream), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr) ==
+                         CL_SUCCESS &&
+                     (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  return exact ? " -cl-fp32-correctly-rounded-divide-sqrt -DCORRECT_DIV=1" : "";
+}
 struct Geometry {
   cl_long size[8], so[8], sa[8], sb[8];
 };
 
-// Right-aligned broadcast of the inputs onto out, compacted; false if a shape does not fit.
-bool build_geometry(const kgb_tensor* const* t, Geometry& g, int& rank) {
-  const kgb_tensor* out = t[0];
+// Right-aligned broadcast of a and b (nullptr: a Scalar) onto out, compacted.
+bool build_geometry(const kgb_tensor* out, const kgb_tensor* a, const kgb_tensor* b, Geometry& g, int& rank) {
   const int r = out->rank;
-  cl_long size[8], st[3][8] = {};
-  for (int d = 0; d < r; ++d) {
-    size[d] = out->sizes[d];
-    st[0][d] = out->strides[d];
-    for (int k = 1; k < kOperands; ++k) {
-      if (!t[k]) continue;  // a Scalar other: stride 0 everywhere
-      const int dk = d - (r - t[k]->rank);
-      if (dk < 0) continue;
-      if (t[k]->sizes[dk] != size[d] && t[k]->sizes[dk] != 1) return false;
-      st[k][d] = t[k]->sizes[dk] == 1 ? 0 : t[k]->strides[dk];
-    }
-  }
-  cl_long* gs[3] = {g.so, g.sa, g.sb};
+  if (a->rank > r || (b && b->rank > r)) return false;
   rank = 0;
   for (int d = 0; d < r; ++d) {
-    if (size[d] == 1) continue;
-    if (rank > 0) {
-      const int p = rank - 1;
-      bool merge = true;
-      for (int k = 0; k < 3; ++k) merge = merge && gs[k][p] == st[k][d] * size[d];
-      if (merge) {
-        g.size[p] *= size[d];
-        for (int k = 0; k < 3; ++k) gs[k][p] = st[k][d];
-        continue;
-      }
+    const cl_long size = out->sizes[d], so = out->strides[d];
+    cl_long sa = 0, sb = 0;
+    const int da = d - (r - a->rank), db = b ? d - (r - b->rank) : -1;
+    if (da >= 0) {
+      if (a->sizes[da] != size && a->sizes[da] != 1) return false;
+      sa = a->sizes[da] == 1 ? 0 : a->strides[da];
     }
-    g.size[rank] = size[d];
-    for (int k = 0; k < 3; ++k) gs[k][rank] = st[k][d];
+    if (db >= 0) {
+      if (b->sizes[db] != size && b->sizes[db] != 1) return false;
+      sb = b->sizes[db] == 1 ? 0 : b->strides[db];
+    }
+    if (size == 1) continue;
+    const int p = rank - 1;
+    if (p >= 0 && g.so[p] == so * size && g.sa[p] == sa * size && g.sb[p] == sb * size) {
+      g.size[p] *= size;
+      g.so[p] = so;
+      g.sa[p] = sa;
+      g.sb[p] = sb;
+      continue;
+    }
+    g.size[rank] = size;
+    g.so[rank] = so;
+    g.sa[rank] = sa;
+    g.sb[rank] = sb;
     ++rank;
   }
   if (rank == 0) {
@@ -207,84 +268,46 @@ bool build_geometry(const kgb_tensor* const* t, Geometry& g, int& rank) {
   return true;
 }
 
-bool supported(int32_t dtype) {
-  switch (dtype) {
-    case KGB_I32:
-    case KGB_I64:
-    case KGB_F16:
-    case KGB_BF16:
-    case KGB_F32:
-    case KGB_F64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Kernel arguments in order; a tensor takes two (buffer, element offset).
-struct Args {
-  kgb_stream stream;
-  cl_kernel kernel;
-  cl_uint next = 0;
-  cl_int error = CL_SUCCESS;
-  template <typename T>
-  Args& value(const T& v) {
-    if (error == CL_SUCCESS) error = clSetKernelArg(kernel, next, sizeof v, &v);
-    ++next;
-    return *this;
-  }
-  Args& tensor(const kgb_tensor* t) {
-    if (error == CL_SUCCESS) error = kgb_cl_set_tensor_arg(stream, kernel, next, t);
-    next += 2;
-    return *this;
-  }
-  // A value of the compute type of out's dtype (float, double, long).
-  Args& compute_value(int32_t out_dtype, kgb_scalar s) {
-    const double f = s.dtype == KGB_F64 ? s.v.f : static_cast<double>(s.v.i);
-    const int64_t i = s.dtype == KGB_F64 ? static_cast<int64_t>(s.v.f) : s.v.i;
-    switch (out_dtype) {
-      case KGB_F16: case KGB_BF16: case KGB_F32: return value(static_cast<cl_float>(f));
-      case KGB_F64: return value(static_cast<cl_double>(f));
-      default: return value(static_cast<cl_long>(i));
-    }
-  }
-};
-
-// t = {out, self, other}; other_scalar replaces t[2] when it is a Scalar.
-int launch(const kgb_tensor* const* t, const kgb_scalar* other_scalar, kgb_stream stream) {
-  for (int k = 0; k < kOperands; ++k)
-    if (t[k] && !supported(t[k]->dtype)) return KGB_ERR_UNSUPPORTED;
-  bool f64 = false;
-  for (int k = 0; k < kOperands; ++k) f64 = f64 || (t[k] && t[k]->dtype == KGB_F64);
-  if (f64 && !kgb_cl_has_fp64(stream)) return KGB_ERR_UNSUPPORTED;
+int run(const Operand& a, const Operand& b, kgb_tensor* out, int mode, kgb_stream stream) {
+  if (!supported_dtype(a.dtype) || !supported_dtype(b.dtype) || !supported_dtype(out->dtype)) return KGB_ERR_UNSUPPORTED;
+  const int32_t common = compute_dtype(result_type(a, b), mode);
+  if (common < 0) return KGB_ERR_UNSUPPORTED;
+  const bool fp64 = common == KGB_F64 || a.dtype == KGB_F64 || b.dtype == KGB_F64 || out->dtype == KGB_F64;
+  if (fp64 && !kgb_cl_has_fp64(stream)) return KGB_ERR_UNSUPPORTED;
   Geometry g{};
   int rank = 0;
-  if (!build_geometry(t, g, rank)) return KGB_ERR_INVALID;
-  const cl_long n = kgb_numel(t[0]);
+  if (!build_geometry(out, a.t, b.t, g, rank)) return KGB_ERR_INVALID;
+  const cl_long n = kgb_numel(out);
   if (n == 0) return KGB_OK;
-  const bool flat = rank == 1 && g.so[0] == 1 && (g.sa[0] == 0 || g.sa[0] == 1) && (g.sb[0] == 0 || g.sb[0] == 1);
-  char options[160];
-  snprintf(options, sizeof options, "-cl-std=CL1.2 -DKGB_DO=%d -DKGB_DA=%d -DKGB_DB=%d -DKGB_BSCALAR=%d", t[0]->dtype,
-           t[1]->dtype, other_scalar ? -1 : t[2]->dtype, other_scalar ? 1 : 0);
-  const char* name = flat ? "pw_flat" : rank == 2 ? "pw_rows" : "pw_nd";
-  cl_kernel k = nullptr;
-  if (kgb_cl_get_kernel(stream, kSource, options, name, &k) != CL_SUCCESS) return KGB_ERR_INVALID;
-  Args args{stream, k};
-  args.tensor(t[0]).tensor(t[1]);
-  if (flat) args.value(g.sa[0]);
-  if (other_scalar) args.compute_value(t[0]->dtype, *other_scalar);
-  else args.tensor(t[2]);
-  if (flat) args.value(g.sb[0]);
-  if (!flat) args.value(g);
-  if (!flat && rank != 2) args.value(rank);
-  if (rank != 2 || flat) args.value(n);
 
-  if (args.error != CL_SUCCESS) return KGB_ERR_INVALID;
-  if (!flat && rank == 2) {
-    const size_t local[2] = {64, 4};
-    const size_t global[2] = {(static_cast<size_t>(g.size[1]) + 63) / 64 * 64, (static_cast<size_t>(g.size[0]) + 3) / 4 * 4};
-    return kgb_cl_enqueue(stream, k, 2, global, local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
+  char options[256];
+  snprintf(options, sizeof options, "-cl-std=CL1.2 -DDA=%d -DDB=%d -DDO=%d -DDC=%d -DB_TENSOR=%d -DMODE=%d -DNEED_FP64=%d%s",
+           a.dtype, b.t ? b.dtype : 0, out->dtype, common, b.t ? 1 : 0, mode, fp64 ? 1 : 0, divide_options(stream));
+  const bool flat = rank == 1 && g.so[0] == 1 && g.sa[0] == 1 && (!b.t || g.sb[0] == 1);
+  cl_kernel k = nullptr;
+  if (kgb_cl_get_kernel(stream, kSource, options, flat ? "binary_flat" : "binary_nd", &k) != CL_SUCCESS)
+    return KGB_ERR_INVALID;
+  cl_int err = kgb_cl_set_tensor_arg(stream, k, 0, out);
+  err |= kgb_cl_set_tensor_arg(stream, k, 2, a.t);
+  err |= kgb_cl_set_tensor_arg(stream, k, 4, b.t ? b.t : a.t);  // a stand-in buffer for a Scalar
+  cl_uint next = 6;
+  if (!flat) {
+    err |= clSetKernelArg(k, next++, sizeof g, &g);
+    err |= clSetKernelArg(k, next++, sizeof rank, &rank);
   }
+  err |= clSetKernelArg(k, next++, sizeof n, &n);
+  const double bs = b.t ? 0.0 : scalar_value(b);
+  if (common == KGB_F64) {
+    const cl_double v = bs;
+    err |= clSetKernelArg(k, next++, sizeof v, &v);
+  } else if (is_float_dtype(common)) {
+    const cl_float v = static_cast<cl_float>(bs);
+    err |= clSetKernelArg(k, next++, sizeof v, &v);
+  } else {
+    const cl_long v = b.t ? 0 : b.s.v.i;
+    err |= clSetKernelArg(k, next++, sizeof v, &v);
+  }
+  if (err != CL_SUCCESS) return KGB_ERR_INVALID;
   const size_t local = 256;
   const size_t global = (static_cast<size_t>(n) + local - 1) / local * local;
   return kgb_cl_enqueue(stream, k, 1, &global, &local) == CL_SUCCESS ? KGB_OK : KGB_ERR_INVALID;
@@ -293,11 +316,18 @@ int launch(const kgb_tensor* const* t, const kgb_scalar* other_scalar, kgb_strea
 }  // namespace
 
 extern "C" int kgb_aten_div_(kgb_tensor* self, const kgb_tensor* other, kgb_stream stream) {
-  const kgb_tensor* t[kOperands] = {self, self, other};
-  return launch(t, nullptr, stream);
+  return run(tensor_operand(self), tensor_operand(other), self, 0, stream);
 }
 
 extern "C" int kgb_aten_div__Scalar(kgb_tensor* self, kgb_scalar other, kgb_stream stream) {
-  const kgb_tensor* t[kOperands] = {self, self, nullptr};
-  return launch(t, &other, stream);
+  return run(tensor_operand(self), scalar_operand(other), self, 0, stream);
 }
+
+extern "C" int kgb_aten_div__Tensor_mode(kgb_tensor* self, const kgb_tensor* other, const int* rounding_mode, kgb_stream stream) {
+  return run(tensor_operand(self), tensor_operand(other), self, rounding_mode ? *rounding_mode : 0, stream);
+}
+
+extern "C" int kgb_aten_div__Scalar_mode(kgb_tensor* self, kgb_scalar other, const int* rounding_mode, kgb_stream stream) {
+  return run(tensor_operand(self), scalar_operand(other), self, rounding_mode ? *rounding_mode : 0, stream);
+}
+
