@@ -335,8 +335,18 @@ int runs_command(const std::string& store_file, bool as_json) {
     return kExitInfrastructure;
   }
   json list = json::array();
-  for (const auto& r : (*db)->list_runs()) {
-    const auto t = (*db)->totals(r.id);
+  const auto runs = (*db)->list_runs();
+  if (!runs) {
+    std::cerr << "kgb runs: " << runs.error().message << "\n";
+    return kExitInfrastructure;
+  }
+  for (const auto& r : *runs) {
+    const auto read_totals = (*db)->totals(r.id);
+    if (!read_totals) {
+      std::cerr << "kgb runs: " << read_totals.error().message << "\n";
+      return kExitInfrastructure;
+    }
+    const store::RunTotals& t = *read_totals;
     if (as_json) {
       list.push_back({{"id", r.id}, {"status", r.status}, {"policy", r.policy}, {"provider", r.provider}, {"model", r.model},
                       {"platform", r.platform}, {"attempts", t.attempts}, {"finished", t.finished_attempts},
