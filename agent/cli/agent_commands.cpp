@@ -229,10 +229,14 @@ int run_command(CLI::App& cmd, RunArgs& a) {
   const bool tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !a.json;
   ConsoleObserver observer(tty, a.quiet || a.json, a.json ? std::cerr : std::cout);
   options.observer = &observer;
+  const std::string store_file = options.config.store;
   auto result = agent::execute_run(std::move(options));
   observer.finish();
   if (!result) {
-    std::cerr << "kgb run: " << result.error().message << "\n";
+    // A store failure always names the file, whichever layer reported it.
+    const bool unnamed_store_error = result.error().code.rfind("store.", 0) == 0 &&
+                                     result.error().message.find(store_file) == std::string::npos;
+    std::cerr << "kgb run: " << (unnamed_store_error ? "run store " + store_file + ": " : "") << result.error().message << "\n";
     const std::string& code = result.error().code;
     const bool usage = code.rfind("config.", 0) == 0 || code.rfind("policy.", 0) == 0 || code.rfind("prompt.", 0) == 0 ||
                        code.rfind("run.", 0) == 0 || code == "store.unknown-run" || code.rfind("platform.", 0) == 0 ||

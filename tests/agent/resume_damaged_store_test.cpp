@@ -96,7 +96,7 @@ TEST_CASE("kgb run --resume stops with the store file and SQLite's message when 
     corrupt_table_page(copy, "attempts");
     const Exit e = run_kgb(resume_args(copy), dir / "attempts.log");
     CHECK(e.code != 0);
-    CHECK_MESSAGE(e.output.find("kgb run: run store " + copy.string() + ": cannot read") != std::string::npos, e.output);
+    CHECK_MESSAGE(e.output.find("kgb run: run store " + copy.string() + ": ") != std::string::npos, e.output);
     CHECK_MESSAGE(e.output.find("malformed") != std::string::npos, e.output);
     CHECK(e.output.find("== run damaged") == std::string::npos);  // no summary of a session that did not happen
   }

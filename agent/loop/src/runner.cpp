@@ -507,7 +507,9 @@ Result<RunSummary> execute_run(RunOptions o) {
     st.cluster = std::move(cluster.value());
   }
   auto session = db.begin_session(st.run_id);
-  if (!session) return session.error();
+  if (!session)
+    return make_error(session.error().code, "run store " + db.file().string() + ": cannot start a session of run '" +
+                                                 st.run_id + "': " + session.error().message);
   RunSummary summary;
   summary.run_id = st.run_id;
   summary.store_file = store_file;

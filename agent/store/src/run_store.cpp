@@ -196,7 +196,8 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
     if (!tx.ok()) return make_error("store.open", file.string() + ": " + tx.error());
     if (auto s = d.exec(kSchema); !s) return make_error("store.schema", file.string() + ": " + s.error().message);
     auto version = d.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-    if (!version) return version.error();
+    auto opening = [&](const Error& e) { return make_error("store.open", file.string() + ": " + e.message); };
+    if (!version) return opening(version.error());
     if ((*version)->step()) {
       const int found = std::stoi((*version)->text(0));
       version.value().reset();
@@ -209,12 +210,13 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
                                               "; this kgb reads schema " + std::to_string(kSchemaVersion));
       }
     } else {
+      if (auto st = (*version)->status(); !st) return opening(st.error());
       auto insert = d.prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?)");
-      if (!insert) return insert.error();
-      if (auto s = (*insert)->bind(1, std::to_string(kSchemaVersion)).run(); !s) return s.error();
+      if (!insert) return opening(insert.error());
+      if (auto s = (*insert)->bind(1, std::to_string(kSchemaVersion)).run(); !s) return opening(s.error());
     }
     version.value().reset();
-    if (auto s = tx.commit(); !s) return s.error();
+    if (auto s = tx.commit(); !s) return opening(s.error());
   }
   return std::unique_ptr<RunStore>(new RunStore(std::move(impl)));
 }
