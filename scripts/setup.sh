@@ -20,6 +20,7 @@ packages=(
   libtomlplusplus-dev libsqlite3-dev
   libopenblas-dev libtorch-dev
   clang-19 libclang-19-dev llvm-19-dev libomp-19-dev
+  libclang-rt-19-dev  # libFuzzer and the sanitizer runtimes (tests/fuzz)
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libclblast-dev
   g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user
   linux-perf valgrind oclgrind

@@ -19,3 +19,13 @@ fi
 ninja -C build -j"$(nproc)"
 cd build
 ctest -j"$(nproc)" --output-on-failure --label-exclude perf "$@"
+# The fuzz targets (clang-19, libFuzzer): a short run of each, about a minute
+# on 2 cores; the long run is scripts/fuzz.sh.
+cd ..
+if command -v clang++-19 >/dev/null; then
+  if [[ ! -f build-fuzz/build.ninja ]]; then
+    cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-19
+  fi
+  ninja -C build-fuzz -j"$(nproc)"
+  ctest --test-dir build-fuzz -j"$(nproc)" --output-on-failure -L fuzz
+fi

@@ -229,10 +229,14 @@ int run_command(CLI::App& cmd, RunArgs& a) {
   const bool tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !a.json;
   ConsoleObserver observer(tty, a.quiet || a.json, a.json ? std::cerr : std::cout);
   options.observer = &observer;
+  const std::string store_file = options.config.store;
   auto result = agent::execute_run(std::move(options));
   observer.finish();
   if (!result) {
-    std::cerr << "kgb run: " << result.error().message << "\n";
+    // A store failure always names the file, whichever layer reported it.
+    const bool unnamed_store_error = result.error().code.rfind("store.", 0) == 0 &&
+                                     result.error().message.find(store_file) == std::string::npos;
+    std::cerr << "kgb run: " << (unnamed_store_error ? "run store " + store_file + ": " : "") << result.error().message << "\n";
     const std::string& code = result.error().code;
     const bool usage = code.rfind("config.", 0) == 0 || code.rfind("policy.", 0) == 0 || code.rfind("prompt.", 0) == 0 ||
                        code.rfind("run.", 0) == 0 || code == "store.unknown-run" || code.rfind("platform.", 0) == 0 ||
@@ -335,8 +339,18 @@ int runs_command(const std::string& store_file, bool as_json) {
     return kExitInfrastructure;
   }
   json list = json::array();
-  for (const auto& r : (*db)->list_runs()) {
-    const auto t = (*db)->totals(r.id);
+  const auto runs = (*db)->list_runs();
+  if (!runs) {
+    std::cerr << "kgb runs: " << runs.error().message << "\n";
+    return kExitInfrastructure;
+  }
+  for (const auto& r : *runs) {
+    const auto read_totals = (*db)->totals(r.id);
+    if (!read_totals) {
+      std::cerr << "kgb runs: " << read_totals.error().message << "\n";
+      return kExitInfrastructure;
+    }
+    const store::RunTotals& t = *read_totals;
     if (as_json) {
       list.push_back({{"id", r.id}, {"status", r.status}, {"policy", r.policy}, {"provider", r.provider}, {"model", r.model},
                       {"platform", r.platform}, {"attempts", t.attempts}, {"finished", t.finished_attempts},

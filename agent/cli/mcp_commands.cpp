@@ -170,7 +170,11 @@ int import_usage(const UsageArgs& a) {
     }
     const store::AttemptRecord* chosen = nullptr;
     const auto attempts = (*db)->attempts(a.run);
-    for (const auto& at : attempts)
+    if (!attempts) {
+      std::cerr << "kgb mcp-usage: " << attempts.error().message << "\n";
+      return kExitInfrastructure;
+    }
+    for (const auto& at : *attempts)
       if (at.task == a.task && (a.sample < 0 ? (!chosen || at.sample > chosen->sample) : at.sample == a.sample)) chosen = &at;
     if (!chosen) {
       std::cerr << "kgb mcp-usage: run " << a.run << " has no attempt on " << a.task

@@ -35,8 +35,8 @@ BudgetRun run_replying(const std::string& name, const std::function<Reply(int)>&
   auto db = store::RunStore::open(o.config.store);
   REQUIRE(db.ok());
   r.attempt = attempt_of(**db, r.summary.run_id, "blas/saxpy");
-  for (const auto& it : (*db)->iterations(r.attempt.id))
-    if (auto c = (*db)->find_llm_call(r.attempt.id, it.index, 0)) r.calls.push_back(*c);
+  for (auto rows = (*db)->iterations(r.attempt.id); const auto& it : *rows)
+    if (auto c = *(*db)->find_llm_call(r.attempt.id, it.index, 0)) r.calls.push_back(*c);
   return r;
 }
 
@@ -144,7 +144,7 @@ TEST_CASE("run budgets: a spent run budget stops the attempts in flight and skip
   auto db = store::RunStore::open(o.config.store);
   REQUIRE(db.ok());
   int with_calls = 0;
-  for (const auto& a : (*db)->attempts(s.run_id)) {
+  for (auto rows = (*db)->attempts(s.run_id); const auto& a : *rows) {
     CHECK(a.status == "budget");
     CHECK(a.stop_reason == "run-budget:total-tokens");
     with_calls += a.tokens.total() > 0;
@@ -182,7 +182,7 @@ TEST_CASE("usage a server leaves out (or reports as zeros) is estimated, marked,
     CHECK(r.attempt.tokens.input + r.attempt.tokens.output <= 8000);
     auto db = store::RunStore::open(r.store_file);
     REQUIRE(db.ok());
-    const auto totals = (*db)->totals(r.summary.run_id);
+    const auto totals = *(*db)->totals(r.summary.run_id);
     CHECK(totals.estimated_usage_calls == totals.llm_calls);
     CHECK(totals.missing_usage_calls == 0);
   }
@@ -197,10 +197,10 @@ TEST_CASE("usage as reported stays as reported; a failed call without usage is m
   auto db = store::RunStore::open(r.store_file);
   REQUIRE(db.ok());
   std::vector<std::string> sources;
-  for (const auto& it : (*db)->iterations(r.attempt.id)) sources.push_back((*db)->find_llm_call(r.attempt.id, it.index, 0)->usage_source);
+  for (auto rows = (*db)->iterations(r.attempt.id); const auto& it : *rows) sources.push_back((*db)->find_llm_call(r.attempt.id, it.index, 0).value()->usage_source);
   CHECK(sources == std::vector<std::string>{"missing", "reported"});
   CHECK(r.attempt.tokens.input == 120);
-  const auto totals = (*db)->totals(r.summary.run_id);
+  const auto totals = *(*db)->totals(r.summary.run_id);
   CHECK(totals.missing_usage_calls == 1);
   CHECK(totals.estimated_usage_calls == 0);
 }

@@ -40,7 +40,7 @@ TEST_CASE("garbage replies are iteration outcomes, recorded, and the attempt goe
   REQUIRE(db.ok());
   const auto a = attempt_of(**db, s.run_id, "blas/saxpy");
   CHECK(a.status == "solved");
-  const auto its = (*db)->iterations(a.id);
+  const auto its = *(*db)->iterations(a.id);
   std::vector<std::string> outcomes;
   for (const auto& it : its) outcomes.push_back(it.outcome);
   CHECK(outcomes == std::vector<std::string>{"no-code", "truncated-code", "no-code", "binary-reply", "llm-error", "passed"});
@@ -48,15 +48,15 @@ TEST_CASE("garbage replies are iteration outcomes, recorded, and the attempt goe
   CHECK(its[1].feedback.find("cut off") != std::string::npos);
   CHECK(its[4].detail["summary"].get<std::string>().find("malformed") != std::string::npos);
   // The megabyte is recorded as it came, but never sent back whole.
-  auto big = (*db)->find_llm_call(a.id, 2, 0);
+  auto big = *(*db)->find_llm_call(a.id, 2, 0);
   REQUIRE(big.has_value());
   CHECK(big->response_text.size() >= (1u << 20));
-  auto next = (*db)->find_llm_call(a.id, 3, 0);
+  auto next = *(*db)->find_llm_call(a.id, 3, 0);
   REQUIRE(next.has_value());
   CHECK(next->request.dump().size() < 120 * 1024);
   const auto requests = server.requests();
   REQUIRE(requests.size() == 6);
   CHECK(requests[3].body.size() < 120 * 1024);
   // The kernel of the last iteration is the block that defines the entry.
-  CHECK((*db)->kernel(its[5].kernel) == good);
+  CHECK(*(*db)->kernel(its[5].kernel) == good);
 }

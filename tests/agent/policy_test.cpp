@@ -68,7 +68,7 @@ ToolAgentRun tool_agent_run(const std::string& name, const ScriptedServer& serve
 
 int evaluations_for(store::RunStore& db, const std::string& run, const std::string& purpose) {
   int n = 0;
-  for (const auto& e : db.evaluations(run)) n += e.purpose == purpose;
+  for (auto rows = db.evaluations(run); const auto& e : *rows) n += e.purpose == purpose;
   return n;
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("refine: a compile error, then a wrong result, then a pass, feeding ba
     CHECK(a.stop_reason == "correct");
     CHECK(a.iterations == 3);
     CHECK(a.best_iteration == 2);
-    CHECK(db->kernel(a.best_kernel).has_value());
+    CHECK(db->kernel(a.best_kernel)->has_value());
     const auto its = iterations_of(*db, s.run_id, task);
     // Feedback is compact key: value text naming what went wrong.
     CHECK(its[0].feedback.find("outcome: compile-error") != std::string::npos);
@@ -187,7 +187,7 @@ TEST_CASE("refine with profiling: correct kernels are timed, best kept, stop at 
   CHECK(its[0].feedback.find("speedup: ") != std::string::npos);
   CHECK(its[0].feedback.find("1000x") != std::string::npos);  // the target is named
   int runs = 0, profiles = 0;
-  for (const auto& e : db->evaluations(s.run_id)) {
+  for (auto rows = db->evaluations(s.run_id); const auto& e : *rows) {
     runs += e.purpose == "run";
     profiles += e.purpose == "profile";
     if (e.purpose == "profile") CHECK(e.verdict["timings"].size() == 1);
@@ -212,7 +212,7 @@ TEST_CASE("sample: independent samples get no feedback, so every sample meets th
     CHECK(a.status == "failed");
     CHECK(a.stop_reason == "samples-done");
     CHECK(a.iterations == 2);
-    for (const auto& it : db->iterations(a.id)) {
+    for (auto rows = db->iterations(a.id); const auto& it : *rows) {
       CHECK(it.outcome == "compile-error");
       CHECK(it.feedback.empty());
     }
@@ -239,7 +239,7 @@ TEST_CASE("parallel-refine: n seeds x r rounds; the first correct seed continues
   CHECK(a.stop_reason == "correct");
   CHECK(a.iterations == 6);
   CHECK(a.result["detail"]["winner_seed"] == 0);
-  const auto its = db->iterations(a.id);
+  const auto its = *db->iterations(a.id);
   std::map<std::string, std::vector<std::string>> by_seed;
   for (const auto& it : its) by_seed[it.conversation].push_back(it.outcome);
   CHECK(by_seed["seed-0"] == kFixedThenPass);
@@ -261,14 +261,14 @@ TEST_CASE("parallel-refine: n seeds x r rounds; the first correct seed continues
   CHECK(a2.stop_reason == "optimize-rounds-done");
   CHECK(a2.iterations == 3);
   CHECK(a2.best_speedup > 0);
-  const auto its2 = db->iterations(a2.id);
+  const auto its2 = *db->iterations(a2.id);
   REQUIRE(its2.size() == 3);
   CHECK(its2[0].detail["phase"] == "search");
   CHECK(its2[1].detail["phase"] == "search");
   CHECK(its2.back().conversation == "seed-0");
   CHECK(its2.back().detail["phase"] == "optimize");
   // The optimisation round was asked for speed, in the winner's conversation.
-  auto call = db->find_llm_call(a2.id, 2, 0);
+  auto call = *db->find_llm_call(a2.id, 2, 0);
   REQUIRE(call.has_value());
   CHECK(call->request["messages"].dump().find("1000x") != std::string::npos);
 }
@@ -318,7 +318,7 @@ TEST_CASE("tool-agent: a reply with code and no tool call is a submission (model
   ScriptedServer server([&](const RecordedRequest&, int index) { return openai_reply(fenced(index == 0 ? broken : good)); });
   const ToolAgentRun r = tool_agent_run("tool-implicit", server);
   CHECK(store_outcomes(*r.db, r.summary.run_id, "blas/saxpy") == std::vector<std::string>{"compile-error", "passed"});
-  for (const auto& e : r.db->evaluations(r.summary.run_id)) CHECK(e.purpose == "submit");
+  for (auto rows = r.db->evaluations(r.summary.run_id); const auto& e : *rows) CHECK(e.purpose == "submit");
 }
 
 TEST_CASE("tool-agent: a tool call cut off at the output limit is reported as cut, never made nor replayed") {
@@ -443,7 +443,7 @@ TEST_CASE("a stop request ends the run cleanly and a resume finishes it without 
   CHECK(outcomes == kFixedThenPass);
   CHECK(attempt_of(*db, s.run_id, "blas/saxpy").status == "solved");
   std::set<std::tuple<int64_t, int, int>> keys;
-  for (const auto& e : db->evaluations(s.run_id)) CHECK(keys.insert({e.attempt_id, e.iteration, e.step}).second);
+  for (auto rows = db->evaluations(s.run_id); const auto& e : *rows) CHECK(keys.insert({e.attempt_id, e.iteration, e.step}).second);
   CHECK(db->load_run(s.run_id)->sessions == 2);
   const auto replayed = obs2.iterations();
   REQUIRE(!replayed.empty());

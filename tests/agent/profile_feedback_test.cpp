@@ -39,7 +39,7 @@ TEST_CASE("tool-agent against the oracle: the profile tool returns the profiler'
     bool profiled = false, fed_back = false;
     for (const auto& it : iterations_of(**db, s.run_id, "blas/saxpy")) {
       for (int step = 0; step < 8; ++step) {
-        auto call = (*db)->find_tool_call(attempt.id, it.index, step);
+        auto call = *(*db)->find_tool_call(attempt.id, it.index, step);
         if (!call || call->tool != "profile") continue;
         profiled = true;
         const auto& profiler = call->result["data"]["profiler"];
@@ -58,7 +58,7 @@ TEST_CASE("tool-agent against the oracle: the profile tool returns the profiler'
         CHECK(profiler.contains("counters"));
         CHECK(profiler.contains("logs"));
       }
-      auto llm = (*db)->find_llm_call(attempt.id, it.index, 0);
+      auto llm = *(*db)->find_llm_call(attempt.id, it.index, 0);
       if (llm && llm->request.dump().find("profile: ") != std::string::npos) fed_back = true;
     }
     CHECK(profiled);

@@ -46,7 +46,7 @@ extra = { top_k = 40, logit_bias = { "50256" = -100 }, chat_template_kwargs = { 
   REQUIRE(db.ok());
   CHECK((*db)->load_run(s.run_id)->config["provider"]["extra"]["top_k"] == 40);
   const auto a = attempt_of(**db, s.run_id, "blas/saxpy");
-  CHECK((*db)->find_llm_call(a.id, 0, 0)->request["extra"]["top_k"] == 40);
+  CHECK((*db)->find_llm_call(a.id, 0, 0).value()->request["extra"]["top_k"] == 40);
 
   auto wrong = agent::parse_config_toml("[provider]\nextra = 3\n", "bad.toml");
   REQUIRE_FALSE(wrong.ok());

@@ -135,11 +135,11 @@ Facts check_consistent(store::RunStore& db, const std::string& run) {
   auto rec = db.load_run(run);
   REQUIRE(rec.ok());
   CHECK(rec->status == "finished");
-  for (const auto& a : db.attempts(run)) {
+  for (auto rows = db.attempts(run); const auto& a : *rows) {
     CAPTURE(a.task);
     CHECK(a.finished());
     if (a.correct) f.solved.insert(a.task);
-    const auto its = db.iterations(a.id);
+    const auto its = *db.iterations(a.id);
     f.iterations[a.task] = static_cast<int>(its.size());
     for (const auto& it : its) f.outcomes[a.task].push_back(it.outcome);
     CHECK(a.iterations == static_cast<int>(its.size()));
@@ -165,7 +165,7 @@ Facts check_consistent(store::RunStore& db, const std::string& run) {
       CHECK(eval_ids.insert(c["evaluation_id"].get<int64_t>()).second);
     }
   }
-  for (const auto& e : db.evaluations(run)) CHECK(evals.insert({e.attempt_id, e.iteration, e.step}).second);
+  for (auto rows = db.evaluations(run); const auto& e : *rows) CHECK(evals.insert({e.attempt_id, e.iteration, e.step}).second);
   CHECK(static_cast<int>(evals.size()) == evaluating_tools);
   f.done_llm_calls = static_cast<int>(done_llm.size());
   f.evaluations = static_cast<int>(evals.size());

@@ -80,7 +80,7 @@ TEST_CASE("steps: one done row per key, running rows become interrupted in the n
   call.request = {{"messages", nlohmann::json::array()}};
   auto id = db->begin_llm_call(call);
   REQUIRE(id.ok());
-  CHECK(!db->find_llm_call(*a, 0, 0));  // running is not done
+  CHECK(!*db->find_llm_call(*a, 0, 0));  // running is not done
 
   // A killed session: the running row turns interrupted and is kept.
   auto interrupted = db->begin_session("r");
@@ -96,7 +96,7 @@ TEST_CASE("steps: one done row per key, running rows become interrupted in the n
   call.tokens.output = 5;
   call.cost_usd = 0.01;
   REQUIRE(db->finish_llm_call(call).ok());
-  auto found = db->find_llm_call(*a, 0, 0);
+  auto found = *db->find_llm_call(*a, 0, 0);
   REQUIRE(found);
   CHECK(found->response_text == "hello");
   CHECK(found->id == *id2);
@@ -106,7 +106,7 @@ TEST_CASE("steps: one done row per key, running rows become interrupted in the n
   call.id = *id3;
   CHECK(!db->finish_llm_call(call).ok());
 
-  const RunTotals t = db->totals("r");
+  const RunTotals t = *db->totals("r");
   CHECK(t.llm_calls == 1);
   CHECK(t.tokens.input == 10);
   CHECK(t.cost_usd == doctest::Approx(0.01));
@@ -120,7 +120,7 @@ TEST_CASE("tool calls and their evaluation are written in one transaction; kerne
   REQUIRE(sha.ok());
   CHECK(*sha == sha256_hex("int x;"));
   CHECK(*db->put_kernel("int x;") == *sha);
-  CHECK(db->kernel(*sha) == "int x;");
+  CHECK(*db->kernel(*sha) == "int x;");
   CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 
   ToolCallRecord tool;
@@ -149,16 +149,16 @@ TEST_CASE("tool calls and their evaluation are written in one transaction; kerne
   e.passed = true;
   e.verdict = {{"outcome", "passed"}};
   REQUIRE(db->finish_tool_call(tool, e).ok());
-  auto found = db->find_tool_call(a, 0, 1);
+  auto found = *db->find_tool_call(a, 0, 1);
   REQUIRE(found);
   REQUIRE(found->evaluation_id > 0);
-  CHECK(db->evaluation(found->evaluation_id)->verdict["outcome"] == "passed");
+  CHECK(db->evaluation(found->evaluation_id).value()->verdict["outcome"] == "passed");
   // The same evaluation step cannot be recorded twice: the tool call stays as it was.
   auto again = db->begin_tool_call(tool);
   REQUIRE(again.ok());
   tool.id = *again;
   CHECK(!db->finish_tool_call(tool, e).ok());
-  CHECK(db->evaluations("r").size() == 1);
+  CHECK(db->evaluations("r")->size() == 1);
 }
 
 TEST_CASE("iterations are saved by key; attempts finish with their totals") {
@@ -176,7 +176,7 @@ TEST_CASE("iterations are saved by key; attempts finish with their totals") {
   it.feedback = "outcome: compile-error";
   it.tokens.input = 7;
   REQUIRE(db->save_iteration(it).ok());
-  const auto its = db->iterations(a);
+  const auto its = *db->iterations(a);
   REQUIRE(its.size() == 1);
   CHECK(its[0].outcome == "compile-error");
   CHECK(its[0].tokens.input == 7);
@@ -190,7 +190,7 @@ TEST_CASE("iterations are saved by key; attempts finish with their totals") {
   rec.iterations = 1;
   REQUIRE(db->finish_attempt(rec).ok());
   CHECK(db->attempt(a)->finished());
-  CHECK(db->totals("r").solved_attempts == 1);
+  CHECK(db->totals("r")->solved_attempts == 1);
 }
 
 TEST_CASE("export: JSON lines with embedded JSON columns, CSV with quoting, unknown tables refused") {
@@ -257,9 +257,9 @@ TEST_CASE("schema 2: usage sources are recorded; a schema-1 store is upgraded in
     add(0, "done", "estimated", 100);
     add(1, "done", "reported", 50);
     add(2, "failed", "missing", 0);
-    CHECK((*db)->find_llm_call(*a, 0, 0)->usage_source == "estimated");
-    CHECK((*db)->find_llm_call(*a, 1, 0)->usage_source == "reported");
-    const auto t = (*db)->totals("r");
+    CHECK((*db)->find_llm_call(*a, 0, 0).value()->usage_source == "estimated");
+    CHECK((*db)->find_llm_call(*a, 1, 0).value()->usage_source == "reported");
+    const auto t = *(*db)->totals("r");
     CHECK(t.estimated_usage_calls == 1);
     CHECK(t.missing_usage_calls == 1);
   }
@@ -274,10 +274,10 @@ TEST_CASE("schema 2: usage sources are recorded; a schema-1 store is upgraded in
   {
     auto db = RunStore::open(file);
     REQUIRE(db.ok());
-    auto a = (*db)->attempts("r").at(0).id;
-    CHECK((*db)->find_llm_call(a, 0, 0)->usage_source == "estimated");
-    CHECK((*db)->find_llm_call(a, 1, 0)->usage_source == "reported");
-    CHECK((*db)->totals("r").missing_usage_calls == 1);
+    auto a = (*db)->attempts("r")->at(0).id;
+    CHECK((*db)->find_llm_call(a, 0, 0).value()->usage_source == "estimated");
+    CHECK((*db)->find_llm_call(a, 1, 0).value()->usage_source == "reported");
+    CHECK((*db)->totals("r")->missing_usage_calls == 1);
   }
   REQUIRE(sqlite3_open(file.c_str(), &raw) == SQLITE_OK);
   REQUIRE(sqlite3_exec(raw, "UPDATE meta SET value = '3' WHERE key = 'schema_version';", nullptr, nullptr, nullptr) == SQLITE_OK);

@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
   if (!db_open) die(db_open.error().message);
   auto& db = **db_open;
   auto mean_evaluation = [&](const std::string& run) {
-    const auto list = db.evaluations(run);
+    const auto list = *db.evaluations(run);
     if (static_cast<int>(list.size()) != evaluations)
       die("expected " + std::to_string(evaluations) + " evaluations in " + run + ", got " + std::to_string(list.size()));
     double sum = 0;
@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
   }
   double first_queued = 1e300, first_start = 1e300;
   std::vector<double> seen_after_end;
-  for (const auto& j : db.executor_jobs(last_slurm)) {
+  for (auto rows = db.executor_jobs(last_slurm); const auto& j : *rows) {
     if (!j.queued_at.empty()) first_queued = std::min(first_queued, utc_seconds(j.queued_at));
     auto n = on_node.find(j.key);
     if (n == on_node.end()) continue;

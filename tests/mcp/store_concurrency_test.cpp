@@ -42,7 +42,7 @@ TEST_CASE("add_attempt from four processes at once numbers every sample once") {
   auto db = store::RunStore::open(file);
   REQUIRE(db.ok());
   std::set<int> samples;
-  for (const auto& a : (*db)->attempts("shared")) samples.insert(a.sample);
+  for (auto rows = (*db)->attempts("shared"); const auto& a : *rows) samples.insert(a.sample);
   CHECK(samples.size() == kProcesses * kEach);
   CHECK(*samples.begin() == 0);
   CHECK(*samples.rbegin() == kProcesses * kEach - 1);

@@ -250,11 +250,11 @@ TEST_CASE("usage: an import lands on the attempt's last iteration and its totals
   CHECK(after.cost_usd == doctest::Approx(1.0));
   CHECK(after.result["agent_reported_usage"]["reports"] == 2);
   CHECK(after.result["agent_reported_usage"]["reported_by"] == "agent");
-  const auto its = db.iterations(a0->id);
+  const auto its = *db.iterations(a0->id);
   REQUIRE(its.size() == 1);
   CHECK(its[0].outcome == "no-code");
   CHECK(its[0].tokens.output == 500);
-  auto row = db.find_llm_call(a0->id, 0, 1);
+  auto row = *db.find_llm_call(a0->id, 0, 1);
   REQUIRE(row.has_value());
   CHECK(row->provider == "agent");
   CHECK(row->request["reported_by"] == "agent");
@@ -262,7 +262,7 @@ TEST_CASE("usage: an import lands on the attempt's last iteration and its totals
   CHECK(row->tokens.input == 1000);
   CHECK(row->usage_source == "agent");
   // The run's totals count it like any LLM call, and say whose word the tokens are.
-  const store::RunTotals totals = db.totals("mcp-1");
+  const store::RunTotals totals = *db.totals("mcp-1");
   CHECK(totals.tokens.total() == 2500);
   CHECK(totals.llm_calls == 2);
   CHECK(totals.agent_usage_calls == 2);

@@ -188,8 +188,8 @@ std::unique_ptr<store::RunStore> open_store(const fs::path& file) {
 // Outcomes of every iteration, by task, in order.
 std::map<std::string, std::vector<std::string>> trajectories(store::RunStore& db, const std::string& run) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const auto& a : db.attempts(run))
-    for (const auto& it : db.iterations(a.id)) out[a.task].push_back(it.outcome);
+  for (auto rows = db.attempts(run); const auto& a : *rows)
+    for (auto its = db.iterations(a.id); const auto& it : *its) out[a.task].push_back(it.outcome);
   return out;
 }
 
@@ -229,14 +229,14 @@ TEST_CASE("a run on the cluster equals the same run here, and says where each ev
 
   auto db = open_store(store);
   CHECK(trajectories(*db, "there") == trajectories(*db, "here"));
-  const auto here = db->evaluations("here");
-  const auto there = db->evaluations("there");
+  const auto here = *db->evaluations("here");
+  const auto there = *db->evaluations("there");
   REQUIRE(here.size() == there.size());
   REQUIRE(here.size() >= 6);  // a compile error and a fix per task
   // The same evaluation outcome at every step (attempts are matched by task).
   auto by_step = [&](const std::string& run, const std::vector<store::EvaluationRecord>& evaluations) {
     std::map<int64_t, std::string> task_of;
-    for (const auto& a : db->attempts(run)) task_of[a.id] = a.task;
+    for (auto rows = db->attempts(run); const auto& a : *rows) task_of[a.id] = a.task;
     std::map<std::string, std::string> out;
     for (const auto& e : evaluations)
       out[task_of[e.attempt_id] + "/" + std::to_string(e.iteration) + "/" + std::to_string(e.step)] = e.outcome;
@@ -261,10 +261,10 @@ TEST_CASE("a run on the cluster equals the same run here, and says where each ev
   CHECK(jobs.size() < there.size());
   // Every evaluation has its executor record, done on the first try.
   std::map<std::string, std::string> states;
-  for (const auto& j : db->executor_jobs("there")) states[j.key + "#" + std::to_string(j.try_index)] = j.state;
+  for (auto rows = db->executor_jobs("there"); const auto& j : *rows) states[j.key + "#" + std::to_string(j.try_index)] = j.state;
   CHECK(states.size() == there.size());
   for (const auto& [key, state] : states) CHECK_MESSAGE(state == "done", key);
-  CHECK(db->executor_jobs("here").empty());
+  CHECK(db->executor_jobs("here")->empty());
 
   // The workers are gone once the run is over, and the requests (they hold the seed) too.
   CHECK(wait_until([] { return no_live_jobs("kgb-there"); }, 30));
@@ -341,7 +341,7 @@ TEST_CASE("a job cancelled mid-run is recorded with its reason and its evaluatio
 
   auto db = open_store(store);
   std::vector<store::ExecutorJobRecord> tries;
-  for (const auto& j : db->executor_jobs("cancel"))
+  for (auto rows = db->executor_jobs("cancel"); const auto& j : *rows)
     if (j.key == victim->key) tries.push_back(j);
   REQUIRE(tries.size() == 2);
   CHECK(tries[0].try_index == 1);
@@ -353,13 +353,13 @@ TEST_CASE("a job cancelled mid-run is recorded with its reason and its evaluatio
   CHECK(tries[1].job_id != victim->job_id);
   // One evaluation in the store, from the second try; every attempt finished.
   int with_victim = 0;
-  for (const auto& e : db->evaluations("cancel"))
+  for (auto rows = db->evaluations("cancel"); const auto& e : *rows)
     if ("a" + std::to_string(e.attempt_id) + "-i" + std::to_string(e.iteration) + "-s" + std::to_string(e.step) == victim->key) {
       ++with_victim;
       CHECK(e.tries == 2);
     }
   CHECK(with_victim == 1);
-  for (const auto& a : db->attempts("cancel")) CHECK_MESSAGE(a.finished(), a.task);
+  for (auto rows = db->attempts("cancel"); const auto& a : *rows) CHECK_MESSAGE(a.finished(), a.task);
   CHECK(ledger_starts(spool)[victim->key] == 2);
 
   const json r = kgb_json({"report", "cancel", "--store", store.string(), "--format", "json"});
@@ -391,8 +391,8 @@ TEST_CASE("kgb run --resume after SIGKILL of the driver re-attaches: nothing los
   CHECK(resumed.output.find("re-attached to evaluation") != std::string::npos);
 
   auto db = open_store(store);
-  for (const auto& a : db->attempts("killed")) CHECK_MESSAGE(a.finished(), a.task);
-  const auto evaluations = db->evaluations("killed");
+  for (auto rows = db->attempts("killed"); const auto& a : *rows) CHECK_MESSAGE(a.finished(), a.task);
+  const auto evaluations = *db->evaluations("killed");
   const auto starts = ledger_starts(spool);
   // Each evaluation ran exactly once on the cluster, and each run produced one evaluation.
   CHECK(starts.size() == evaluations.size());
@@ -427,12 +427,12 @@ TEST_CASE("Ctrl-C: the evaluation on a worker finishes and is recorded, queued o
   {
     auto db = open_store(store);
     bool recorded = false;
-    for (const auto& e : db->evaluations("interrupted"))
+    for (auto rows = db->evaluations("interrupted"); const auto& e : *rows)
       recorded = recorded || "a" + std::to_string(e.attempt_id) + "-i" + std::to_string(e.iteration) + "-s" +
                                      std::to_string(e.step) == running->key;
     CHECK_MESSAGE(recorded, "the evaluation " << running->key << " was on a worker: it finishes and is recorded");
     bool withdrawn = false;
-    for (const auto& j : db->executor_jobs("interrupted")) withdrawn = withdrawn || j.state == "withdrawn";
+    for (auto rows = db->executor_jobs("interrupted"); const auto& j : *rows) withdrawn = withdrawn || j.state == "withdrawn";
     CHECK(withdrawn);
   }
   const auto snap = jobs::Spool(spool).snapshot();
@@ -446,7 +446,7 @@ TEST_CASE("Ctrl-C: the evaluation on a worker finishes and is recorded, queued o
   REQUIRE(resumed.status.code == 0);
   auto db = open_store(store);
   const auto starts = ledger_starts(spool);
-  CHECK(starts.size() == db->evaluations("interrupted").size());
+  CHECK(starts.size() == db->evaluations("interrupted")->size());
   for (const auto& [key, n] : starts) CHECK_MESSAGE(n == 1, key);
 }
 
@@ -466,7 +466,7 @@ TEST_CASE("broken cluster settings: an unknown partition, and workers that canno
   INFO(dead.output);
   CHECK(dead.status.code == 0);
   auto db = open_store(store);
-  const auto evaluations = db->evaluations("dead-workers");
+  const auto evaluations = *db->evaluations("dead-workers");
   REQUIRE(evaluations.size() == 1);
   CHECK(evaluations[0].outcome == "infra-error");
   CHECK(evaluations[0].verdict.value("summary", "").find("ended without taking work") != std::string::npos);

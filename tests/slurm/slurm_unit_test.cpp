@@ -223,7 +223,7 @@ TEST_CASE("executor tries are recorded one row per try; later states keep what e
   second.seconds = 1.25;
   REQUIRE((*db)->record_executor_job(second).ok());
 
-  auto rows = (*db)->executor_jobs("r1");
+  auto rows = *(*db)->executor_jobs("r1");
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].state == "failed");
   CHECK(rows[0].job_id == "77");
@@ -263,7 +263,7 @@ TEST_CASE("a schema-1 store is upgraded in place: evaluations gain where they ra
   INFO((db.ok() ? std::string() : db.error().message));
   REQUIRE(db.ok());
   REQUIRE((*db)->load_run("old").ok());
-  CHECK((*db)->executor_jobs("old").empty());
+  CHECK((*db)->executor_jobs("old")->empty());
   // The upgraded table takes an evaluation with its placement.
   auto attempt = (*db)->ensure_attempt("old", "blas/saxpy", 0);
   REQUIRE(attempt.ok());
@@ -289,7 +289,7 @@ TEST_CASE("a schema-1 store is upgraded in place: evaluations gain where they ra
   e.job_id = "314";
   e.tries = 2;
   REQUIRE((*db)->finish_tool_call(call, e).ok());
-  auto evaluations = (*db)->evaluations("old");
+  auto evaluations = *(*db)->evaluations("old");
   REQUIRE(evaluations.size() == 1);
   CHECK(evaluations[0].executor == "slurm");
   CHECK(evaluations[0].node == "n9");

@@ -27,7 +27,9 @@ struct JsonScalar {
 };
 
 // A strict RFC 8259 parser (the same inputs nlohmann::json::accept takes:
-// UTF-8 checked, lone surrogates refused, nothing after the value) that keeps
+// UTF-8 checked, lone surrogates refused, nothing after the value; except that
+// nlohmann stops at a NUL byte as if the input ended there, where the walker
+// refuses it) that keeps
 // its buffers from one walk to the next. Strings without escapes are reported
 // as views into the input, so a typical stream event costs no allocation.
 class JsonWalker {

@@ -253,6 +253,17 @@ void account(Iteration::State& st, const Spend& s, bool replayed, bool llm) {
   }
 }
 
+// A step whose record cannot be read must not run again as if new (it may be
+// paid for already): the whole run stops, and the attempt stays for a later session.
+template <typename T>
+T recorded_or_stop(RunState& run, Result<T> read) {
+  if (!read) {
+    run.request_stop("the run stopped: " + read.error().message, true);
+    throw AttemptInterrupted(read.error().message);
+  }
+  return std::move(read.value());
+}
+
 }  // namespace
 
 asio::awaitable<ChatResult> Iteration::chat(llm::ChatRequest request) {
@@ -260,7 +271,7 @@ asio::awaitable<ChatResult> Iteration::chat(llm::ChatRequest request) {
   AttemptContext::Impl& a = st.attempt;
   RunState& run = a.run;
   const int step = st.next_step++;
-  if (auto rec = run.store->find_llm_call(a.record.id, st.index, step)) {
+  if (auto rec = recorded_or_stop(run, run.store->find_llm_call(a.record.id, st.index, step))) {
     ChatResult r = chat_from_record(*rec);
     account(st, r.spend, true, true);
     co_return r;
@@ -395,11 +406,11 @@ asio::awaitable<ToolResult> Iteration::tool(ToolKind kind, std::string source, s
   AttemptContext::Impl& a = st.attempt;
   RunState& run = a.run;
   const int step = st.next_step++;
-  if (auto rec = run.store->find_tool_call(a.record.id, st.index, step)) {
+  if (auto rec = recorded_or_stop(run, run.store->find_tool_call(a.record.id, st.index, step))) {
     ToolResult r = ToolResult::from_json(rec->result);
     r.replayed = true;
     if (rec->evaluation_id)
-      if (auto ev = run.store->evaluation(rec->evaluation_id)) {
+      if (auto ev = recorded_or_stop(run, run.store->evaluation(rec->evaluation_id))) {
         Verdict v;
         try {
           from_json(ev->verdict, v);

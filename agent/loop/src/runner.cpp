@@ -283,7 +283,7 @@ struct Engine {
       rec.status = "error";
       rec.stop_reason = "unknown-task";
       rec.result = {{"reason", "unknown-task"}, {"error", "the task " + rec.task + " is not in this source tree"}};
-      (void)st.store->finish_attempt(rec);
+      if (auto s = st.store->finish_attempt(rec); !s) throw std::runtime_error(s.error().message);
       ++attempts_done;
       co_return;
     }
@@ -291,7 +291,9 @@ struct Engine {
     impl.record = rec;
     impl.seed = splitmix(st.secret_seed ^ fnv1a(rec.task) ^ splitmix(static_cast<uint64_t>(rec.sample) + 1));
     impl.task_vars = task_variables(st.prompts, task_it->second, st.platform);
-    for (const auto& it : st.store->iterations(rec.id)) impl.recorded_iterations.insert(it.index);
+    auto recorded = st.store->iterations(rec.id);
+    if (!recorded) throw std::runtime_error(recorded.error().message);
+    for (const auto& it : *recorded) impl.recorded_iterations.insert(it.index);
     if (auto s = st.store->mark_attempt_running(rec.id); !s) throw std::runtime_error("run store: " + s.error().message);
 
     AttemptEnd end;
@@ -353,7 +355,10 @@ struct Engine {
         rec.status = "budget";
         rec.stop_reason = stop->reason();
         rec.result = {{"reason", stop->reason()}, {"detail", {{"message", stop->message}, {"started", false}}}};
-        (void)st.store->finish_attempt(rec);
+        if (auto s = st.store->finish_attempt(rec); !s) {
+          st.request_stop("the run stopped: " + s.error().message, true);
+          break;
+        }
         ++attempts_done;
         continue;
       }
@@ -502,7 +507,9 @@ Result<RunSummary> execute_run(RunOptions o) {
     st.cluster = std::move(cluster.value());
   }
   auto session = db.begin_session(st.run_id);
-  if (!session) return session.error();
+  if (!session)
+    return make_error(session.error().code, "run store " + db.file().string() + ": cannot start a session of run '" +
+                                                 st.run_id + "': " + session.error().message);
   RunSummary summary;
   summary.run_id = st.run_id;
   summary.store_file = store_file;
@@ -566,7 +573,11 @@ Result<RunSummary> execute_run(RunOptions o) {
     st.message("warning", "no price is known for model " + st.config.provider.model +
                               ": the money budget counts only what the provider reports");
 
-  const store::RunTotals before = db.totals(st.run_id);
+  // A failed read stops the session here: an empty queue or a zeroed budget
+  // would silently redo or skip work.
+  auto read_before = db.totals(st.run_id);
+  if (!read_before) return read_before.error();
+  const store::RunTotals& before = *read_before;
   st.run_spend.input_tokens = before.tokens.input;
   st.run_spend.cached_tokens = before.tokens.cached_input;
   st.run_spend.cache_write_tokens = before.tokens.cache_write;
@@ -578,7 +589,9 @@ Result<RunSummary> execute_run(RunOptions o) {
   st.previous_seconds = run.elapsed_seconds;
   st.session_start = std::chrono::steady_clock::now();
 
-  for (auto& a : db.attempts(st.run_id)) {
+  auto recorded_attempts = db.attempts(st.run_id);
+  if (!recorded_attempts) return recorded_attempts.error();
+  for (auto& a : *recorded_attempts) {
     ++engine.attempts_total;
     if (a.finished()) {
       ++engine.attempts_done;
@@ -634,7 +647,9 @@ Result<RunSummary> execute_run(RunOptions o) {
   chat.reset();
   if (oracle_server) oracle_server->stop();
 
-  const store::RunTotals after = db.totals(st.run_id);
+  auto read_after = db.totals(st.run_id);
+  if (!read_after) return read_after.error();
+  const store::RunTotals& after = *read_after;
   summary.session_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.session_start).count();
   summary.total_seconds = st.previous_seconds + summary.session_seconds;
   summary.attempts = after.attempts;
@@ -656,7 +671,9 @@ Result<RunSummary> execute_run(RunOptions o) {
   summary.spend.wall_seconds = summary.total_seconds;
   summary.tool_stats = st.tools->stats();
   std::set<std::string> tasks, solved_tasks;
-  for (const auto& a : db.attempts(st.run_id)) {
+  auto final_attempts = db.attempts(st.run_id);
+  if (!final_attempts) return final_attempts.error();
+  for (const auto& a : *final_attempts) {
     tasks.insert(a.task);
     if (a.correct) solved_tasks.insert(a.task);
   }

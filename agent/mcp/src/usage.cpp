@@ -192,7 +192,9 @@ Result<UsageRecorded> record_reported_usage(store::RunStore& db, int64_t attempt
     return make_error("usage.attempt-running",
                       "attempt " + std::to_string(attempt_id) + " (" + a.task + ") is still " + a.status +
                           ": report its usage through the report_usage tool of its session, or import it once it ends");
-  auto iterations = db.iterations(attempt_id);
+  auto recorded = db.iterations(attempt_id);
+  if (!recorded) return recorded.error();
+  const auto& iterations = *recorded;
   store::IterationRecord it;
   if (iterations.empty()) {
     // Tokens spent without a kernel to show for them.
@@ -208,8 +210,16 @@ Result<UsageRecorded> record_reported_usage(store::RunStore& db, int64_t attempt
   } else {
     it = iterations.back();
   }
+  // The first step of the iteration with neither a tool call nor an LLM call.
   int step = 0;
-  while (db.find_tool_call(attempt_id, it.index, step) || db.find_llm_call(attempt_id, it.index, step)) ++step;
+  for (;; ++step) {
+    auto tool = db.find_tool_call(attempt_id, it.index, step);
+    if (!tool) return tool.error();
+    if (*tool) continue;
+    auto llm = db.find_llm_call(attempt_id, it.index, step);
+    if (!llm) return llm.error();
+    if (!*llm) break;
+  }
 
   store::LlmCallRecord row = usage_call_record(a.run_id, attempt_id, it.index, step, usage, source, raw);
   auto id = db.begin_llm_call(row);

@@ -167,7 +167,9 @@ Result<std::vector<std::string>> list_run_ids(const std::filesystem::path& store
   auto db = store::RunStore::open(store_file);
   if (!db) return db.error();
   std::vector<std::string> ids;
-  for (const auto& r : (*db)->list_runs()) ids.push_back(r.id);
+  auto listed = (*db)->list_runs();
+  if (!listed) return listed.error();
+  for (const auto& r : *listed) ids.push_back(r.id);
   return ids;
 }
 
@@ -196,20 +198,26 @@ Result<std::vector<Run>> load_runs(const std::filesystem::path& store_file, cons
     run.kgb_version = rec->kgb_version;
     run.samples = rec->samples;
     run.elapsed_seconds = rec->elapsed_seconds;
-    const store::RunTotals totals = db.totals(id);
+    auto read_totals = db.totals(id);
+    if (!read_totals) return read_totals.error();
+    const store::RunTotals& totals = *read_totals;
     run.tokens = tokens_of(totals.tokens);
     run.cost_usd = totals.cost_usd;
     run.llm_calls = totals.llm_calls;
     run.estimated_usage_calls = totals.estimated_usage_calls;
     run.missing_usage_calls = totals.missing_usage_calls;
     run.agent_usage_calls = totals.agent_usage_calls;
-    for (const auto& j : db.executor_jobs(id))
+    auto jobs = db.executor_jobs(id);
+    if (!jobs) return jobs.error();
+    for (const auto& j : *jobs)
       if (j.state == "failed") run.failed_tries.push_back({j.key, j.try_index, j.reason, j.job_id, j.partition, j.node});
 
     // Evaluations and calls by (attempt, iteration).
     using Key = std::pair<int64_t, int>;
     std::map<std::tuple<int64_t, int, int>, store::EvaluationRecord> evaluations;
-    for (auto& e : db.evaluations(id)) evaluations.emplace(std::make_tuple(e.attempt_id, e.iteration, e.step), std::move(e));
+    auto evaluation_rows = db.evaluations(id);
+    if (!evaluation_rows) return evaluation_rows.error();
+    for (auto& e : *evaluation_rows) evaluations.emplace(std::make_tuple(e.attempt_id, e.iteration, e.step), std::move(e));
     struct RawTool {
       int step;
       ToolCall call;
@@ -241,7 +249,9 @@ Result<std::vector<Run>> load_runs(const std::filesystem::path& store_file, cons
         });
     if (!llm_rows) return llm_rows.error();
 
-    for (const auto& a : db.attempts(id)) {
+    auto attempts = db.attempts(id);
+    if (!attempts) return attempts.error();
+    for (const auto& a : *attempts) {
       Attempt at;
       at.task = a.task;
       at.sample = a.sample;
@@ -250,11 +260,17 @@ Result<std::vector<Run>> load_runs(const std::filesystem::path& store_file, cons
       at.correct = a.correct;
       at.best_iteration = a.best_iteration;
       at.best_kernel_sha = a.best_kernel;
-      if (!a.best_kernel.empty()) at.best_kernel = db.kernel(a.best_kernel).value_or("");
+      if (!a.best_kernel.empty()) {
+        auto source = db.kernel(a.best_kernel);
+        if (!source) return source.error();
+        at.best_kernel = source->value_or("");
+      }
       at.tokens = tokens_of(a.tokens);
       at.cost_usd = a.cost_usd;
       at.seconds = a.seconds;
-      for (const auto& ir : db.iterations(a.id)) {
+      auto iterations = db.iterations(a.id);
+      if (!iterations) return iterations.error();
+      for (const auto& ir : *iterations) {
         Iteration it;
         it.index = ir.index;
         it.conversation = ir.conversation;

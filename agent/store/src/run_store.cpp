@@ -196,7 +196,8 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
     if (!tx.ok()) return make_error("store.open", file.string() + ": " + tx.error());
     if (auto s = d.exec(kSchema); !s) return make_error("store.schema", file.string() + ": " + s.error().message);
     auto version = d.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-    if (!version) return version.error();
+    auto opening = [&](const Error& e) { return make_error("store.open", file.string() + ": " + e.message); };
+    if (!version) return opening(version.error());
     if ((*version)->step()) {
       const int found = std::stoi((*version)->text(0));
       version.value().reset();
@@ -209,12 +210,13 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::filesystem::path& fi
                                               "; this kgb reads schema " + std::to_string(kSchemaVersion));
       }
     } else {
+      if (auto st = (*version)->status(); !st) return opening(st.error());
       auto insert = d.prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?)");
-      if (!insert) return insert.error();
-      if (auto s = (*insert)->bind(1, std::to_string(kSchemaVersion)).run(); !s) return s.error();
+      if (!insert) return opening(insert.error());
+      if (auto s = (*insert)->bind(1, std::to_string(kSchemaVersion)).run(); !s) return opening(s.error());
     }
     version.value().reset();
-    if (auto s = tx.commit(); !s) return s.error();
+    if (auto s = tx.commit(); !s) return opening(s.error());
   }
   return std::unique_ptr<RunStore>(new RunStore(std::move(impl)));
 }
@@ -274,15 +276,19 @@ Result<RunRecord> RunStore::load_run(const std::string& id) {
   auto s = impl_->db->prepare(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
   if (!s) return s.error();
   (*s)->bind(1, id);
-  if (!(*s)->step()) return make_error("store.unknown-run", "no run '" + id + "' in " + impl_->file.string());
+  if (!(*s)->step()) {
+    if (auto st = (*s)->status(); !st) return read_error(*impl_, "run '" + id + "'", st.error());
+    return make_error("store.unknown-run", "no run '" + id + "' in " + impl_->file.string());
+  }
   return read_run(**s);
 }
 
-std::vector<RunRecord> RunStore::list_runs() {
+Result<std::vector<RunRecord>> RunStore::list_runs() {
   std::vector<RunRecord> out;
   auto s = impl_->db->prepare(std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY created_at, id");
-  if (!s) return out;
+  if (!s) return read_error(*impl_, "the runs", s.error());
   while ((*s)->step()) out.push_back(read_run(**s));
+  if (auto st = (*s)->status(); !st) return read_error(*impl_, "the runs", st.error());
   return out;
 }
 
@@ -381,12 +387,14 @@ Result<AttemptRecord> RunStore::add_attempt(const std::string& run_id, const std
   return attempt(d.last_insert_id());
 }
 
-std::vector<AttemptRecord> RunStore::attempts(const std::string& run_id) {
+Result<std::vector<AttemptRecord>> RunStore::attempts(const std::string& run_id) {
   std::vector<AttemptRecord> out;
+  const std::string what = "the attempts of run '" + run_id + "'";
   auto s = impl_->db->prepare(std::string("SELECT ") + kAttemptColumns + " FROM attempts WHERE run_id = ? ORDER BY id");
-  if (!s) return out;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, run_id);
   while ((*s)->step()) out.push_back(read_attempt(**s));
+  if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
   return out;
 }
 
@@ -394,7 +402,10 @@ Result<AttemptRecord> RunStore::attempt(int64_t id) {
   auto s = impl_->db->prepare(std::string("SELECT ") + kAttemptColumns + " FROM attempts WHERE id = ?");
   if (!s) return s.error();
   (*s)->bind(1, id);
-  if (!(*s)->step()) return make_error("store.unknown-attempt", "no attempt " + std::to_string(id));
+  if (!(*s)->step()) {
+    if (auto st = (*s)->status(); !st) return read_error(*impl_, "attempt " + std::to_string(id), st.error());
+    return make_error("store.unknown-attempt", "no attempt " + std::to_string(id) + " in " + impl_->file.string());
+  }
   return read_attempt(**s);
 }
 
@@ -418,7 +429,13 @@ Status RunStore::finish_attempt(const AttemptRecord& a) {
   st.bind(10, a.tokens.cache_write).bind(11, a.tokens.output).bind(12, a.tokens.reasoning).bind(13, a.cost_usd);
   st.bind(14, a.seconds).bind(15, dump_json_column(a.result)).bind(16, a.finished_at.empty() ? utc_now() : a.finished_at);
   st.bind(17, a.id);
-  return st.run();
+  if (auto r = st.run(); !r)
+    return make_error("store.write", "run store " + impl_->file.string() + ": cannot finish attempt " +
+                                         std::to_string(a.id) + ": " + r.error().message);
+  if (impl_->db->changes() != 1)
+    return make_error("store.unknown-attempt", "cannot finish attempt " + std::to_string(a.id) + ": no such attempt in " +
+                                                   impl_->file.string());
+  return Ok{};
 }
 
 // ---------------------------------------------------------------------------
@@ -457,10 +474,11 @@ Status RunStore::save_iteration(const IterationRecord& it) {
   return st.run();
 }
 
-std::vector<IterationRecord> RunStore::iterations(int64_t attempt_id) {
+Result<std::vector<IterationRecord>> RunStore::iterations(int64_t attempt_id) {
   std::vector<IterationRecord> out;
+  const std::string what = "the iterations of attempt " + std::to_string(attempt_id);
   auto s = impl_->db->prepare(std::string("SELECT ") + kIterationColumns + " FROM iterations WHERE attempt_id = ? ORDER BY idx");
-  if (!s) return out;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, attempt_id);
   while ((*s)->step()) {
     const auto& st = **s;
@@ -490,6 +508,7 @@ std::vector<IterationRecord> RunStore::iterations(int64_t attempt_id) {
     r.finished_at = st.text(22);
     out.push_back(std::move(r));
   }
+  if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
   return out;
 }
 
@@ -570,13 +589,18 @@ Status RunStore::finish_llm_call(const LlmCallRecord& c) {
   return st.run();
 }
 
-std::optional<LlmCallRecord> RunStore::find_llm_call(int64_t attempt_id, int iteration, int step) {
+Result<std::optional<LlmCallRecord>> RunStore::find_llm_call(int64_t attempt_id, int iteration, int step) {
+  const std::string what = "the LLM call of attempt " + std::to_string(attempt_id) + " iteration " +
+                           std::to_string(iteration) + " step " + std::to_string(step);
   auto s = impl_->db->prepare(std::string("SELECT ") + kLlmColumns +
                               " FROM llm_calls WHERE attempt_id = ? AND iteration = ? AND step = ? AND status = 'done'");
-  if (!s) return std::nullopt;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, attempt_id).bind(2, iteration).bind(3, step);
-  if (!(*s)->step()) return std::nullopt;
-  return read_llm_call(**s);
+  if (!(*s)->step()) {
+    if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
+    return std::optional<LlmCallRecord>();
+  }
+  return std::optional<LlmCallRecord>(read_llm_call(**s));
 }
 
 // ---------------------------------------------------------------------------
@@ -664,12 +688,17 @@ Status RunStore::finish_tool_call(ToolCallRecord c, const std::optional<Evaluati
   return tx.commit();
 }
 
-std::optional<ToolCallRecord> RunStore::find_tool_call(int64_t attempt_id, int iteration, int step) {
+Result<std::optional<ToolCallRecord>> RunStore::find_tool_call(int64_t attempt_id, int iteration, int step) {
+  const std::string what = "the tool call of attempt " + std::to_string(attempt_id) + " iteration " +
+                           std::to_string(iteration) + " step " + std::to_string(step);
   auto s = impl_->db->prepare(std::string("SELECT ") + kToolColumns +
                               " FROM tool_calls WHERE attempt_id = ? AND iteration = ? AND step = ? AND status = 'done'");
-  if (!s) return std::nullopt;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, attempt_id).bind(2, iteration).bind(3, step);
-  if (!(*s)->step()) return std::nullopt;
+  if (!(*s)->step()) {
+    if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
+    return std::optional<ToolCallRecord>();
+  }
   const auto& st = **s;
   ToolCallRecord c;
   c.id = st.integer(0);
@@ -689,23 +718,29 @@ std::optional<ToolCallRecord> RunStore::find_tool_call(int64_t attempt_id, int i
   c.duration_ms = st.integer(14);
   c.started_at = st.text(15);
   c.finished_at = st.text(16);
-  return c;
+  return std::optional<ToolCallRecord>(std::move(c));
 }
 
-std::optional<EvaluationRecord> RunStore::evaluation(int64_t id) {
+Result<std::optional<EvaluationRecord>> RunStore::evaluation(int64_t id) {
+  const std::string what = "evaluation " + std::to_string(id);
   auto s = impl_->db->prepare(std::string("SELECT ") + kEvaluationColumns + " FROM evaluations WHERE id = ?");
-  if (!s) return std::nullopt;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, id);
-  if (!(*s)->step()) return std::nullopt;
-  return read_evaluation(**s);
+  if (!(*s)->step()) {
+    if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
+    return std::optional<EvaluationRecord>();
+  }
+  return std::optional<EvaluationRecord>(read_evaluation(**s));
 }
 
-std::vector<EvaluationRecord> RunStore::evaluations(const std::string& run_id) {
+Result<std::vector<EvaluationRecord>> RunStore::evaluations(const std::string& run_id) {
   std::vector<EvaluationRecord> out;
+  const std::string what = "the evaluations of run '" + run_id + "'";
   auto s = impl_->db->prepare(std::string("SELECT ") + kEvaluationColumns + " FROM evaluations WHERE run_id = ? ORDER BY id");
-  if (!s) return out;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, run_id);
   while ((*s)->step()) out.push_back(read_evaluation(**s));
+  if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
   return out;
 }
 
@@ -743,12 +778,13 @@ Status RunStore::record_executor_job(const ExecutorJobRecord& j) {
   return st.run();
 }
 
-std::vector<ExecutorJobRecord> RunStore::executor_jobs(const std::string& run_id) {
+Result<std::vector<ExecutorJobRecord>> RunStore::executor_jobs(const std::string& run_id) {
   std::vector<ExecutorJobRecord> out;
+  const std::string what = "the executor jobs of run '" + run_id + "'";
   auto s = impl_->db->prepare(
       "SELECT run_id, job_key, attempt_id, iteration, step, try_index, executor, state, reason, job_id, partition_name, "
       "node, queued_at, started_at, finished_at, seconds FROM executor_jobs WHERE run_id = ? ORDER BY id");
-  if (!s) return out;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, run_id);
   while ((*s)->step()) {
     const auto& st = **s;
@@ -771,6 +807,7 @@ std::vector<ExecutorJobRecord> RunStore::executor_jobs(const std::string& run_id
     j.seconds = st.real(15);
     out.push_back(std::move(j));
   }
+  if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
   return out;
 }
 
@@ -787,56 +824,69 @@ Result<std::string> RunStore::put_kernel(std::string_view source) {
   return sha;
 }
 
-std::optional<std::string> RunStore::kernel(const std::string& sha256) {
+Result<std::optional<std::string>> RunStore::kernel(const std::string& sha256) {
+  const std::string what = "kernel " + sha256;
   auto s = impl_->db->prepare("SELECT source FROM kernels WHERE sha256 = ?");
-  if (!s) return std::nullopt;
+  if (!s) return read_error(*impl_, what, s.error());
   (*s)->bind(1, sha256);
-  if (!(*s)->step()) return std::nullopt;
-  return (*s)->text(0);
+  if (!(*s)->step()) {
+    if (auto st = (*s)->status(); !st) return read_error(*impl_, what, st.error());
+    return std::optional<std::string>();
+  }
+  return std::optional<std::string>((*s)->text(0));
 }
 
-RunTotals RunStore::totals(const std::string& run_id) {
+Result<RunTotals> RunStore::totals(const std::string& run_id) {
   RunTotals t;
   Database& d = *impl_->db;
-  if (auto s = d.prepare(
-          "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(cached_input_tokens),0), "
-          "COALESCE(SUM(cache_write_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(reasoning_tokens),0), "
-          "COALESCE(SUM(cost_usd),0), COUNT(*), COALESCE(SUM(usage_source = 'estimated'),0), "
-          "COALESCE(SUM(usage_source = 'missing'),0), COALESCE(SUM(usage_source = 'agent'),0) FROM llm_calls WHERE run_id = ? AND status IN ('done', 'failed')")) {
+  const std::string what = "the totals of run '" + run_id + "'";
+  // Runs one aggregate query for `run_id`; `read` takes its single row.
+  auto query = [&](const char* sql, auto read) -> Status {
+    auto s = d.prepare(sql);
+    if (!s) return s.error();
     (*s)->bind(1, run_id);
-    if ((*s)->step()) {
-      const auto& st = **s;
-      t.tokens.input = st.integer(0);
-      t.tokens.cached_input = st.integer(1);
-      t.tokens.cache_write = st.integer(2);
-      t.tokens.output = st.integer(3);
-      t.tokens.reasoning = st.integer(4);
-      t.cost_usd = st.real(5);
-      t.llm_calls = static_cast<int>(st.integer(6));
-      t.estimated_usage_calls = static_cast<int>(st.integer(7));
-      t.missing_usage_calls = static_cast<int>(st.integer(8));
-      t.agent_usage_calls = static_cast<int>(st.integer(9));
-    }
-  }
-  if (auto s = d.prepare("SELECT COUNT(*) FROM iterations WHERE run_id = ? AND status = 'done'")) {
-    (*s)->bind(1, run_id);
-    if ((*s)->step()) t.iterations = static_cast<int>((*s)->integer(0));
-  }
-  if (auto s = d.prepare(
-          "SELECT COUNT(*), COALESCE(SUM(status NOT IN ('pending','running')),0), COALESCE(SUM(correct),0) "
-          "FROM attempts WHERE run_id = ?")) {
-    (*s)->bind(1, run_id);
-    if ((*s)->step()) {
-      t.attempts = static_cast<int>((*s)->integer(0));
-      t.finished_attempts = static_cast<int>((*s)->integer(1));
-      t.solved_attempts = static_cast<int>((*s)->integer(2));
-    }
-  }
-  if (auto s = d.prepare("SELECT COUNT(*) FROM evaluations WHERE run_id = ?")) {
-    (*s)->bind(1, run_id);
-    if ((*s)->step()) t.evaluations = static_cast<int>((*s)->integer(0));
-  }
+    if ((*s)->step()) read(**s);
+    return (*s)->status();
+  };
+  Status st = query(
+      "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(cached_input_tokens),0), "
+      "COALESCE(SUM(cache_write_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(reasoning_tokens),0), "
+      "COALESCE(SUM(cost_usd),0), COUNT(*), COALESCE(SUM(usage_source = 'estimated'),0), "
+      "COALESCE(SUM(usage_source = 'missing'),0), COALESCE(SUM(usage_source = 'agent'),0) FROM llm_calls "
+      "WHERE run_id = ? AND status IN ('done', 'failed')",
+      [&](const Statement& row) {
+        t.tokens.input = row.integer(0);
+        t.tokens.cached_input = row.integer(1);
+        t.tokens.cache_write = row.integer(2);
+        t.tokens.output = row.integer(3);
+        t.tokens.reasoning = row.integer(4);
+        t.cost_usd = row.real(5);
+        t.llm_calls = static_cast<int>(row.integer(6));
+        t.estimated_usage_calls = static_cast<int>(row.integer(7));
+        t.missing_usage_calls = static_cast<int>(row.integer(8));
+        t.agent_usage_calls = static_cast<int>(row.integer(9));
+      });
+  if (!st) return read_error(*impl_, what, st.error());
+  st = query("SELECT COUNT(*) FROM iterations WHERE run_id = ? AND status = 'done'",
+             [&](const Statement& row) { t.iterations = static_cast<int>(row.integer(0)); });
+  if (!st) return read_error(*impl_, what, st.error());
+  st = query(
+      "SELECT COUNT(*), COALESCE(SUM(status NOT IN ('pending','running')),0), COALESCE(SUM(correct),0) "
+      "FROM attempts WHERE run_id = ?",
+      [&](const Statement& row) {
+        t.attempts = static_cast<int>(row.integer(0));
+        t.finished_attempts = static_cast<int>(row.integer(1));
+        t.solved_attempts = static_cast<int>(row.integer(2));
+      });
+  if (!st) return read_error(*impl_, what, st.error());
+  st = query("SELECT COUNT(*) FROM evaluations WHERE run_id = ?",
+             [&](const Statement& row) { t.evaluations = static_cast<int>(row.integer(0)); });
+  if (!st) return read_error(*impl_, what, st.error());
   return t;
+}
+
+Error read_error(const RunStore::Impl& impl, const std::string& what, const Error& cause) {
+  return make_error("store.read", "run store " + impl.file.string() + ": cannot read " + what + ": " + cause.message);
 }
 
 }  // namespace kgb::store

@@ -21,5 +21,7 @@ struct RunStore::Impl {
 nlohmann::json parse_json_column(const std::string& text);
 // JSON to column text, replacing invalid UTF-8 rather than throwing.
 std::string dump_json_column(const nlohmann::json& j);
+// A failed read as an error naming the store file and what was being read.
+Error read_error(const RunStore::Impl& impl, const std::string& what, const Error& cause);
 
 }  // namespace kgb::store

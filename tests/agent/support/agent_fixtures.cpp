@@ -88,7 +88,7 @@ agent::RunSummary run_to_end(agent::RunOptions options) {
 }
 
 store::AttemptRecord attempt_of(store::RunStore& db, const std::string& run_id, const std::string& task, int sample) {
-  for (const auto& a : db.attempts(run_id))
+  for (auto rows = db.attempts(run_id); const auto& a : *rows)
     if (a.task == task && a.sample == sample) return a;
   FAIL("no attempt for " << task);
   return {};
@@ -96,7 +96,7 @@ store::AttemptRecord attempt_of(store::RunStore& db, const std::string& run_id, 
 
 std::vector<store::IterationRecord> iterations_of(store::RunStore& db, const std::string& run_id, const std::string& task,
                                                   int sample) {
-  return db.iterations(attempt_of(db, run_id, task, sample).id);
+  return *db.iterations(attempt_of(db, run_id, task, sample).id);
 }
 
 Reply openai_reply(const std::string& text, const std::string& finish_reason, ScriptedUsage usage,

@@ -219,7 +219,9 @@ class RunStore {
   // Runs.
   Status create_run(const RunRecord& run);
   Result<RunRecord> load_run(const std::string& id);
-  std::vector<RunRecord> list_runs();
+  // Reads report a failed SQLite step as an error (code "store.read", naming
+  // the file and SQLite's message); "nothing there" is an empty list or nullopt.
+  Result<std::vector<RunRecord>> list_runs();
   // Starts a session of the run: counts it, sets status `running`, and turns
   // every `running` step and iteration left by a killed process into
   // `interrupted`. Returns how many steps were interrupted.
@@ -233,37 +235,38 @@ class RunStore {
   // inserted in one statement so that processes sharing the file never get
   // the same sample.
   Result<AttemptRecord> add_attempt(const std::string& run_id, const std::string& task);
-  std::vector<AttemptRecord> attempts(const std::string& run_id);
+  Result<std::vector<AttemptRecord>> attempts(const std::string& run_id);
   Result<AttemptRecord> attempt(int64_t id);
   Status mark_attempt_running(int64_t id);
+  // Fails when no attempt has `attempt.id` (nothing would be recorded).
   Status finish_attempt(const AttemptRecord& attempt);
 
   // Iterations: written when they start and again when they end (by key).
   Status save_iteration(const IterationRecord& iteration);
-  std::vector<IterationRecord> iterations(int64_t attempt_id);
+  Result<std::vector<IterationRecord>> iterations(int64_t attempt_id);
 
   // LLM calls.
   Result<int64_t> begin_llm_call(const LlmCallRecord& call);
   // `call.status` must be done, failed or interrupted.
   Status finish_llm_call(const LlmCallRecord& call);
-  std::optional<LlmCallRecord> find_llm_call(int64_t attempt_id, int iteration, int step);  // the done one
+  Result<std::optional<LlmCallRecord>> find_llm_call(int64_t attempt_id, int iteration, int step);  // the done one
 
   // Tool calls, with the evaluation they produced (if any) in the same transaction.
   Result<int64_t> begin_tool_call(const ToolCallRecord& call);
   Status finish_tool_call(ToolCallRecord call, const std::optional<EvaluationRecord>& evaluation);
-  std::optional<ToolCallRecord> find_tool_call(int64_t attempt_id, int iteration, int step);  // the done one
-  std::optional<EvaluationRecord> evaluation(int64_t id);
-  std::vector<EvaluationRecord> evaluations(const std::string& run_id);
+  Result<std::optional<ToolCallRecord>> find_tool_call(int64_t attempt_id, int iteration, int step);  // the done one
+  Result<std::optional<EvaluationRecord>> evaluation(int64_t id);
+  Result<std::vector<EvaluationRecord>> evaluations(const std::string& run_id);
 
   // Executor jobs (one row per try).
   Status record_executor_job(const ExecutorJobRecord& job);
-  std::vector<ExecutorJobRecord> executor_jobs(const std::string& run_id);
+  Result<std::vector<ExecutorJobRecord>> executor_jobs(const std::string& run_id);
 
   // Kernel sources, content-addressed. Storing the same text twice is a no-op.
   Result<std::string> put_kernel(std::string_view source);
-  std::optional<std::string> kernel(const std::string& sha256);
+  Result<std::optional<std::string>> kernel(const std::string& sha256);
 
-  RunTotals totals(const std::string& run_id);
+  Result<RunTotals> totals(const std::string& run_id);
 
   // Rows of one table of a run, as JSON lines or CSV with a header line.
   Status export_table(const std::string& run_id, const std::string& table, ExportFormat format, std::ostream& out);
