@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "kgb/evaluator.h"
 #include "kgb/lint.h"
@@ -114,4 +115,110 @@ TEST_CASE("the symbol check after the compile catches what the source rules do n
   CHECK(names("getpid"));
   CHECK(names("sched_yield"));
   CHECK(compiled.findings.size() == 2);
+}
+
+// Issue 19, class 7: the cross toolchains turn atomics into library calls
+// (aarch64's outline atomics __aarch64_*, riscv64's libatomic __atomic_*); a
+// legitimate kernel using OpenMP reductions, `omp atomic` and std::atomic
+// must pass lint and the symbol check on every CPU platform, qemu ones included.
+namespace {
+
+const char* const kAtomicDotPrefix = "#include <atomic>\n#include <cstdint>";
+
+const char* const kAtomicDotBody = R"(  (void)stream;
+  if (x->rank != 1 || y->rank != 1 || x->sizes[0] != y->sizes[0]) return KGB_ERR_INVALID;
+  const int64_t n = x->sizes[0], incx = x->strides[0], incy = y->strides[0];
+  const float* xp = static_cast<const float*>(x->data);
+  const float* yp = static_cast<const float*>(y->data);
+  double sum = 0.0;
+#pragma omp parallel for reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i) sum += double(xp[i * incx]) * yp[i * incy];
+  double atomic_sum = 0.0;
+  std::atomic<int64_t> visited{0};
+  std::atomic<int16_t> small_counter{0};
+  std::atomic<int8_t> flag{0};
+#pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i) {
+    const double term = double(xp[i * incx]) * yp[i * incy];
+#pragma omp atomic
+    atomic_sum += term;
+    visited.fetch_add(1, std::memory_order_relaxed);
+    small_counter.fetch_add(1);
+    flag.exchange(1);
+  }
+  if (visited.load() != n || (n > 0 && flag.load() != 1)) return KGB_ERR_INVALID;
+  (void)small_counter;
+  *static_cast<float*>(result->data) = static_cast<float>(sum + 0.0 * atomic_sum);
+  return KGB_OK;)";
+
+void check_atomics_pass_on(const std::string& name) {
+  auto platform = load_platform(name);
+  REQUIRE_MESSAGE(platform.ok(), (platform.ok() ? "" : platform.error().message));
+  const auto available = check_availability(*platform);
+  if (!available.available) {
+    MESSAGE(name << " skipped: " << available.reason);
+    return;
+  }
+  auto task = load_task_file(tasks_root() / "blas" / "sdot" / "spec.json");
+  REQUIRE_MESSAGE(task.ok(), (task.ok() ? "" : task.error().message));
+  const std::string source = with_body(*task, kAtomicDotPrefix, kAtomicDotBody);
+  EvalOptions options;
+  options.time = false;
+  options.seed = 3;
+  options.seeds_per_case = 1;
+  options.check_timeout_seconds = 300;
+  const Verdict verdict = evaluate(*task, *platform, source, options, lint::eval_hooks());
+  INFO(name << ": " << outcome_name(verdict.outcome) << ": " << verdict.summary << "\n" << verdict.child_stderr);
+  std::string findings;
+  for (const auto& f : verdict.findings) findings += f.rule + " " + f.severity + ": " + f.message + "\n";
+  INFO(findings);
+  CHECK(verdict.outcome == Outcome::Passed);
+  CHECK(std::none_of(verdict.findings.begin(), verdict.findings.end(),
+                     [](const Finding& f) { return f.severity == "reject"; }));
+}
+
+}  // namespace
+
+TEST_CASE("OpenMP reductions and atomics pass on cpu-aarch64 (outline atomics) under qemu") {
+  check_atomics_pass_on("cpu-aarch64");
+}
+
+TEST_CASE("OpenMP reductions and atomics pass on cpu-riscv64 (libatomic) under qemu") {
+  check_atomics_pass_on("cpu-riscv64");
+}
+
+TEST_CASE("a foreign symbol is still rejected on the cross platforms") {
+  for (const std::string name : {"cpu-aarch64", "cpu-riscv64"}) {
+    CAPTURE(name);
+    auto platform = load_platform(name);
+    REQUIRE_MESSAGE(platform.ok(), (platform.ok() ? "" : platform.error().message));
+    if (!check_availability(*platform).available) {
+      MESSAGE(name << " skipped: cross toolchain or qemu missing");
+      continue;
+    }
+    TempDir dir("kgb-lint-cross");
+    const auto source_path = dir.path() / "foreign.cpp";
+    // An asm label hides the name from the source rules; the object still names it.
+    std::ofstream(source_path) << "#include <atomic>\n"
+                                  "extern \"C\" int hidden_pid() asm(\"getpid\");\n"
+                                  "extern \"C\" int kgb_probe(std::atomic<long>* c) {\n"
+                                  "  c->fetch_add(1);\n"
+                                  "  return hidden_pid();\n"
+                                  "}\n";
+    const auto object = dir.path() / "foreign.o";
+    auto compiled = run_command({platform->compile_command.front(), "-std=c++17", "-O2", "-fPIC", "-c", source_path.string(),
+                                 "-o", object.string()},
+                                dir.path(), 120);
+    REQUIRE(compiled);
+    REQUIRE_MESSAGE((compiled->status.exited && compiled->status.code == 0), compiled->output);
+    const auto findings = lint::check_object_symbols(object, *platform);
+    const auto rejected = [&](const std::string& symbol) {
+      return std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+        return f.rule == "symbol-allowlist" && f.location.find(symbol) != std::string::npos;
+      });
+    };
+    CHECK(rejected("getpid"));
+    CHECK_FALSE(rejected("__aarch64_"));
+    CHECK_FALSE(rejected("__atomic_"));
+  }
 }

@@ -2,6 +2,9 @@
 // parse plan, default lists and the report's JSON form.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <regex>
+
 #include <nlohmann/json.hpp>
 
 #include "input_check.h"
@@ -242,4 +245,36 @@ TEST_CASE("reports survive the JSON round trip") {
   CHECK(back.findings[0].column == 3);
   CHECK(back.rejected());
   CHECK_FALSE(back.clean());
+}
+
+TEST_CASE("the toolchain's atomic helpers are allowed per target, and nothing near them") {
+  const auto matches = [](const std::vector<std::string>& patterns, const std::string& symbol) {
+    return std::any_of(patterns.begin(), patterns.end(),
+                       [&](const std::string& p) { return std::regex_match(symbol, std::regex(p)); });
+  };
+  const auto aarch64 = toolchain_atomic_helpers("aarch64");
+  const auto x86 = toolchain_atomic_helpers("x86_64");
+  const auto riscv = toolchain_atomic_helpers("riscv64");
+  for (const char* op : {"cas", "swp", "ldadd", "ldclr", "ldeor", "ldset"})
+    for (const char* size : {"1", "2", "4", "8", "16"})
+      for (const char* order : {"relax", "acq", "rel", "acq_rel"}) {
+        const std::string symbol = std::string("__aarch64_") + op + size + "_" + order;
+        CAPTURE(symbol);
+        CHECK(matches(aarch64, symbol));
+        CHECK_FALSE(matches(x86, symbol));
+        CHECK_FALSE(matches(riscv, symbol));
+      }
+  for (const char* symbol : {"__atomic_fetch_add_1", "__atomic_fetch_or_2", "__atomic_compare_exchange_16",
+                             "__atomic_load_16", "__atomic_exchange", "__sync_fetch_and_add_1"}) {
+    CAPTURE(symbol);
+    CHECK(matches(riscv, symbol));
+    CHECK(matches(aarch64, symbol));
+  }
+  for (const char* foreign : {"__aarch64_sync_cache_range", "__aarch64_cas32_relax", "__atomic_signal_fence_x",
+                              "getpid", "__atomic_fetch_add_3", "__clear_cache"}) {
+    CAPTURE(foreign);
+    CHECK_FALSE(matches(aarch64, foreign));
+    CHECK_FALSE(matches(riscv, foreign));
+  }
+  CHECK(toolchain_atomic_helpers("sm_90").empty());
 }

@@ -149,6 +149,26 @@ std::vector<std::string> default_banned_apis(std::string_view task_source) {
   return out;
 }
 
+std::vector<std::string> toolchain_atomic_helpers(std::string_view arch) {
+  std::vector<std::string> out;
+  if (arch.empty() || arch.rfind("sm_", 0) == 0 || arch.rfind("gfx", 0) == 0) return out;
+  // libatomic, which GCC calls for atomics the target cannot do inline: any
+  // size on some targets (riscv64 below 4 bytes), 16 bytes on all of them.
+  append(out, {"__atomic_(load|store|exchange|compare_exchange|fetch_(add|sub|and|or|xor|nand)|"
+               "(add|sub|and|or|xor|nand)_fetch|test_and_set|clear|is_lock_free|feraiseexcept)(_(1|2|4|8|16))?",
+               // libgcc's legacy __sync helpers for sizes without native instructions
+               "__sync_(fetch_and_(add|sub|and|or|xor|nand)|(add|sub|and|or|xor|nand)_and_fetch|"
+               "val_compare_and_swap|bool_compare_and_swap|lock_test_and_set|lock_release|synchronize)"
+               "(_(1|2|4|8|16))?"});
+  // GCC's -moutline-atomics (on by default for aarch64-linux-gnu): every
+  // atomic read-modify-write becomes a libgcc call choosing LSE or LL/SC at
+  // run time.
+  if (arch == "aarch64" || arch == "arm64")
+    append(out, {"__aarch64_(cas|swp|ldadd|ldclr|ldeor|ldset)(1|2|4|8|16)_(relax|acq|rel|acq_rel|sync)|"
+                 "__aarch64_have_lse_atomics"});
+  return out;
+}
+
 namespace detail {
 
 std::vector<std::string> effective_allowed_includes(const Platform* platform, std::string_view backend) {
@@ -157,8 +177,15 @@ std::vector<std::string> effective_allowed_includes(const Platform* platform, st
 }
 
 std::vector<std::string> effective_allowed_symbols(const Platform& platform) {
-  if (!platform.allowed_symbols.empty()) return platform.allowed_symbols;
-  return default_allowed_symbols(platform.backend);
+  // The toolchain's own helpers are not policy: a platform's allowlist
+  // replaces the default, never what its compiler emits for plain C++.
+  std::vector<std::string> out =
+      platform.allowed_symbols.empty() ? default_allowed_symbols(platform.backend) : platform.allowed_symbols;
+  if (platform.backend == "cpu") {
+    const auto helpers = toolchain_atomic_helpers(platform.arch);
+    out.insert(out.end(), helpers.begin(), helpers.end());
+  }
+  return out;
 }
 
 }  // namespace detail

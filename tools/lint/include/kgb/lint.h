@@ -211,6 +211,12 @@ std::vector<RuleInfo> rule_catalog();
 
 std::vector<std::string> default_allowed_includes(std::string_view backend);
 std::vector<std::string> default_allowed_symbols(std::string_view backend);
+// What the CPU toolchain itself emits for atomics on a target `arch`
+// (Platform::arch): libatomic's __atomic_* and libgcc's __sync_* helpers
+// everywhere, and on aarch64 the outline-atomics family
+// __aarch64_{cas,swp,ldadd,ldclr,ldeor,ldset}{1,2,4,8,16}_{relax,acq,rel,acq_rel}.
+// Always added for CPU platforms, also to a platform's own allowlist.
+std::vector<std::string> toolchain_atomic_helpers(std::string_view arch);
 // Vendor libraries that implement operators, banned for every task (patterns as
 // for Task::banned_apis): libtorch/ATen/c10, Eigen, BLAS/LAPACK(E)/MKL/oneDNN,
 // cuBLAS(Lt/Xt), cuDNN, cuFFT, cuSPARSE, cuSOLVER, cuTENSOR, cuRAND's host API,
