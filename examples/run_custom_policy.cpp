@@ -40,15 +40,26 @@ int self_test() {
   }
   auto db = store::RunStore::open(o.config.store);
   if (!db) return 1;
-  const auto attempts = (*db)->attempts(result->run_id);
+  const auto attempts_read = (*db)->attempts(result->run_id);
+  if (!attempts_read) {
+    std::fprintf(stderr, "self-test: %s\n", attempts_read.error().message.c_str());
+    return 1;
+  }
+  const auto& attempts = *attempts_read;
   if (attempts.size() != 1) return 1;
-  const auto its = (*db)->iterations(attempts[0].id);
+  const auto its_read = (*db)->iterations(attempts[0].id);
+  if (!its_read) {
+    std::fprintf(stderr, "self-test: %s\n", its_read.error().message.c_str());
+    return 1;
+  }
+  const auto& its = *its_read;
   const char* expected[] = {"compile-error", "wrong-result", "passed"};
   const double temperatures[] = {0.0, 0.4, 0.8};
   bool ok = attempts[0].status == "solved" && attempts[0].stop_reason == "correct" && its.size() == 3;
   for (size_t i = 0; ok && i < its.size(); ++i) {
     ok = its[i].outcome == expected[i] && its[i].detail["temperature"].get<double>() == temperatures[i];
-    auto call = (*db)->find_llm_call(attempts[0].id, static_cast<int>(i), 0);
+    const auto call_read = (*db)->find_llm_call(attempts[0].id, static_cast<int>(i), 0);
+    const auto* call = call_read && *call_read ? &**call_read : nullptr;
     ok = ok && call && call->request["temperature"].get<double>() == temperatures[i];
     // From the second rung on, the prompt names the previous error.
     if (ok && i > 0) ok = call->request["messages"][0]["content"].get<std::string>().find("A previous attempt failed") != std::string::npos;
