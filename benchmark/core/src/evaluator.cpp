@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -24,6 +25,7 @@
 
 #include "kgb/case.h"
 #include "kgb/paired_speedup.h"
+#include "kgb/timing_lock.h"
 #include "kgb/roofline.h"
 #include "kgb/paths.h"
 #include "kgb/process.h"
@@ -1037,6 +1039,30 @@ bool reference_changes_nothing(const Task& entry, const CaseInstance& inst, cons
   return true;
 }
 
+// The names of the inputs an output lives on (written on purpose).
+std::set<std::string> alias_hosts(const CaseInstance& inst) {
+  std::set<std::string> hosts;
+  for (const auto& [target, host] : inst.aliases) hosts.insert(host);
+  return hosts;
+}
+
+// The hash of an input's whole allocation (padding and gaps between list
+// items included) as the harness sent it, to compare with the hash the runner
+// takes after the calls; none for a parameter that is not a checked input
+// (not a tensor or list, absent, or an output lives on it).
+std::optional<uint64_t> sent_input_hash(const Param& p, const CaseInstance& inst, const std::set<std::string>& hosts) {
+  if (p.role != TensorRole::Input || inst.none.count(p.name) || hosts.count(p.name)) return std::nullopt;
+  if (p.kind == ParamKind::Tensor) {
+    const HostTensor& sent = inst.tensors.at(p.name);
+    return wire::hash_bytes(sent.storage().data(), sent.storage().size());
+  }
+  if (p.kind == ParamKind::TensorList) {
+    const ListInstance& list = inst.lists.at(p.name);
+    return wire::hash_bytes(list.packed.data(), list.packed.size());
+  }
+  return std::nullopt;
+}
+
 // L2 checks on one call: device work, inputs unchanged, outputs written,
 // nothing outside an output's view or a list's items changed.
 void check_call_integrity(Verdict& v, const Task& entry, const CaseInstance& inst, const CaseOutputs& expected,
@@ -1059,17 +1085,20 @@ void check_call_integrity(Verdict& v, const Task& entry, const CaseInstance& ins
                     label);
     }
   }
-  std::set<std::string> hosts;  // inputs an output lives on: written on purpose
-  for (const auto& [target, host] : inst.aliases) hosts.insert(host);
+  const std::set<std::string> hosts = alias_hosts(inst);
   for (size_t i = 0; i < entry.params.size(); ++i) {
     const auto& p = entry.params[i];
+    if (auto h = sent_input_hash(p, inst, hosts)) {
+      if (result.hashes[0][i] != *h)
+        add_finding(v, "input-mutated", "L2", "reject",
+                    p.kind == ParamKind::Tensor ? "input tensor '" + p.name + "' was modified by the kernel"
+                                                : "an item (or a gap between items) of input list '" + p.name + "' was modified",
+                    label);
+      continue;
+    }
     if (p.kind == ParamKind::Tensor && !inst.none.count(p.name)) {
       const HostTensor& sent = inst.tensors.at(p.name);
-      if (p.role == TensorRole::Input && !hosts.count(p.name)) {
-        uint64_t h = wire::hash_bytes(sent.storage().data(), sent.storage().size());
-        if (result.hashes[0][i] != h)
-          add_finding(v, "input-mutated", "L2", "reject", "input tensor '" + p.name + "' was modified by the kernel", label);
-      } else if (p.role == TensorRole::Output && !inst.aliases.count(p.name)) {
+      if (p.role == TensorRole::Output && !inst.aliases.count(p.name)) {
         const HostTensor& after = got.tensors.at(p.name);
         // (unless the right answer itself has the poison's bytes, e.g. an i32 -1 under 0xFF)
         auto e = expected.tensors.find(p.name);
@@ -1085,12 +1114,7 @@ void check_call_integrity(Verdict& v, const Task& entry, const CaseInstance& ins
       }
     } else if (p.kind == ParamKind::TensorList && p.role != TensorRole::View) {
       const ListInstance& list = inst.lists.at(p.name);
-      if (p.role == TensorRole::Input) {
-        uint64_t h = wire::hash_bytes(list.packed.data(), list.packed.size());
-        if (result.hashes[0][i] != h)
-          add_finding(v, "input-mutated", "L2", "reject", "an item (or a gap between items) of input list '" + p.name + "' was modified", label);
-        continue;
-      }
+      if (p.role == TensorRole::Input) continue;
       const auto& bytes = result.outputs[0][i];
       if (bytes.size() != list.allocation_bytes) continue;
       const std::vector<char> gaps = list.gap_mask();
@@ -1437,28 +1461,19 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         std::vector<uint64_t> first_block_hash(prepared.sets.size(), 0);
         // The hashes of the inputs as sent, per set (computed once): the
         // runner hashes every input allocation after a block's timed calls.
-        std::vector<std::map<size_t, uint64_t>> sent_input_hash(prepared.sets.size());
+        std::vector<std::map<size_t, uint64_t>> sent_input_hash_of_set(prepared.sets.size());
         auto inputs_untouched = [&](const wire::JobResult& r, size_t s, int block) {
           const CaseInstance& inst = prepared.sets[s]->instance;
           if (r.hashes.size() <= s) return;
-          std::set<std::string> hosts;
-          for (const auto& [target, host] : inst.aliases) hosts.insert(host);
+          const std::set<std::string> hosts = alias_hosts(inst);
           for (size_t i = 0; i < entry.params.size() && i < r.hashes[s].size(); ++i) {
             const Param& p = entry.params[i];
-            if (p.role != TensorRole::Input || inst.none.count(p.name) || hosts.count(p.name) || r.hashes[s][i] == 0) continue;
-            auto cached = sent_input_hash[s].find(i);
-            if (cached == sent_input_hash[s].end()) {
-              uint64_t h = 0;
-              if (p.kind == ParamKind::Tensor) {
-                const HostTensor& sent = inst.tensors.at(p.name);
-                h = wire::hash_bytes(sent.storage().data(), sent.storage().size());
-              } else if (p.kind == ParamKind::TensorList) {
-                const ListInstance& list = inst.lists.at(p.name);
-                h = wire::hash_bytes(list.packed.data(), list.packed.size());
-              } else {
-                continue;
-              }
-              cached = sent_input_hash[s].emplace(i, h).first;
+            if (r.hashes[s][i] == 0) continue;  // not hashed by the runner
+            auto cached = sent_input_hash_of_set[s].find(i);
+            if (cached == sent_input_hash_of_set[s].end()) {
+              const std::optional<uint64_t> h = sent_input_hash(p, inst, hosts);
+              if (!h) continue;
+              cached = sent_input_hash_of_set[s].emplace(i, *h).first;
             }
             if (cached->second != r.hashes[s][i])
               add_finding(v, "input-mutated", "L2", "reject",
@@ -1521,6 +1536,22 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
           baseline_block_medians.push_back(timing_of(b->times_us).median_us);
         };
 
+        // Exclusive use of the device for the paired blocks: another kgb
+        // process timing on it would move both runners' figures.
+        TimingLock device_lock;
+        // KGB_TIMING_LOCK=off: for a host where nothing else ever times.
+        const char* lock_env = std::getenv("KGB_TIMING_LOCK");
+        if (options.timing_lock_wait_seconds > 0 && !(lock_env && std::string_view(lock_env) == "off")) {
+          auto lock = TimingLock::acquire(timing_lock_dir(), timing_lock_key(platform), options.timing_lock_wait_seconds);
+          if (lock) {
+            device_lock = std::move(*lock);
+            if (device_lock.waited_seconds() > 0.01)
+              trace(label + ": waited " + std::to_string(device_lock.waited_seconds()) + " s for the device's timing lock");
+          } else {
+            add_finding(v, "timing-not-exclusive", "L3", "warn",
+                        lock.error().message + "; timed without it, so another process may have shared the device", label);
+          }
+        }
         bool inconsistent = false;
         std::optional<wire::JobResult> unchecked;  // the latest candidate block, re-checked beside the next baseline block
         int unchecked_block = 0;

@@ -78,6 +78,9 @@ struct EvalOptions {
   // A case whose speedup interval is wider than this share of the speedup is
   // flagged unstable (CaseTiming::speedup_unstable).
   double unstable_interval = 0.10;
+  // The longest wait for the device's cross-process timing lock
+  // (kgb/timing_lock.h) before timing without it; 0 = no lock.
+  double timing_lock_wait_seconds = 1800;
   std::string case_filter;          // glob on case names; empty = all
   std::filesystem::path keep_dir;   // copy the work folder here when set (debugging)
   // References of performance cases shared by the evaluations of one run
