@@ -9,6 +9,7 @@
 // A primary sweep: every task, one ctest per source family (oracle.<family>).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -102,17 +103,20 @@ constexpr Exception kExceptions[] = {
      "libtorch 1.13 has no CPU Half smooth_l1_loss_backward; checked against torch 2.x on the GPU host"},
     {"aten/rrelu_with_noise_backward", "f16",
      "libtorch 1.13 has no CPU Half leaky_relu_backward (the eval cases); checked against torch 2.x on the GPU host"},
-    {"aten/soft_margin_loss", "f16", "libtorch 1.13 has no CPU Half exp (exp_vml_cpu); checked against torch 2.x on the GPU host"},
+    {"aten/soft_margin_loss", "f16",
+     "libtorch composes this loss as log1p(exp(-y * x)) from tensor ops rounded to f16, and exp overflows f16 above "
+     "11.09: torch 2.x returns inf on CPU and CUDA tensors where the exact loss is about 12 (648 of 5924352 elements "
+     "of the 16x7x57x32x29 case); the task evaluates in float and rounds once (1.13 also lacks a CPU Half exp)",
+     true},
     {"aten/soft_margin_loss", "bf16",
      "libtorch 1.13's CPU BFloat16 soft_margin_loss is several percent off (0.0532 for 0.0557 = log1p(exp(-2.86)), "
      "where bf16 rounding between its ops explains 0.1%); checked against torch 2.x on the GPU host"},
     {"aten/margin_ranking_loss", "f16", "libtorch 1.13 has no CPU Half clamp_min; checked against torch 2.x on the GPU host"},
-    {"aten/binary_cross_entropy_with_logits", "f16",
-     "libtorch 1.13 has no CPU Half clamp_min; checked against torch 2.x on the GPU host"},
-    {"aten/binary_cross_entropy_with_logits", "bf16",
-     "libtorch composes this loss from several tensor ops, each rounded to bf16 (2-6% of elements differ by up to "
-     "a few percent in 1.13, under cancellation of (1 - t) * x against log(1 + exp(-x))); the task rounds once, as a "
-     "fused kernel does"},
+    {"aten/binary_cross_entropy_with_logits", "*f16",
+     "libtorch composes this loss from several tensor ops, each rounded to the 16-bit dtype, on CPU and CUDA tensors "
+     "alike (torch 2.x: 2-7% of elements differ by up to a few percent, under cancellation of (1 - t) * x against "
+     "log(1 + exp(-x))); the task rounds once, as a fused kernel does (1.13 also lacks a CPU Half clamp_min)",
+     true},
     {"aten/mean*", "T=f16,U=f16",
      "libtorch 1.13's CPU Half mean does not accumulate in float (a 96000-element mean of N(0, 1) values comes out 0, "
      "80-element means are off by 1.5e-3 relative); the task accumulates in float as ATen's CUDA kernel does; checked "
@@ -140,6 +144,63 @@ int aten_oracle(const kgb_arg* args, int32_t nargs, kgb_stream) {
   if (r.status != KGB_OK) MESSAGE("dispatcher: " << r.message);
   return r.status;
 }
+
+// The 16-bit bindings under KGB_ORACLE_STRICT on a host with CUDA: ATen's CPU
+// kernels for f16/bf16 keep 16-bit intermediates in places where its CUDA
+// kernels compute in float (logit, the loss functions, ...), and the tasks
+// follow the CUDA path. Such bindings run on CUDA tensors: each tensor's
+// whole allocation is copied to the GPU, the descriptors are rewritten to
+// point there, the operator runs there and everything is copied back.
+bool cuda_oracle_available() {
+  static const bool available = kStrict && at::globalContext().hasCUDA();
+  return available;
+}
+
+// Entries with pure-view outputs or lists describe host addresses the
+// mirror could not translate back; those stay on CPU tensors.
+bool mirrors_to_cuda(const kgb::wire::EntrySignature& entry) {
+  for (const auto& p : entry.params) {
+    const auto kind = static_cast<kgb::wire::ArgKind>(p.kind);
+    if (kind == kgb::wire::ArgKind::List) return false;
+    if (kind == kgb::wire::ArgKind::Tensor && static_cast<kgb::wire::Role>(p.role) == kgb::wire::Role::View) return false;
+  }
+  return true;
+}
+
+bool has_16_bit(const kgb::DTypeBinding& binding) {
+  const std::string label = kgb::binding_label(binding);
+  return label.find("f16") != std::string::npos;  // f16 and bf16
+}
+
+int aten_oracle_on_cuda(const kgb_arg* args, int32_t nargs, kgb_stream) {
+  std::vector<kgb_arg> device_args(args, args + nargs);
+  std::vector<kgb_tensor> descriptors(static_cast<size_t>(nargs));
+  std::vector<std::pair<at::Tensor, at::Tensor>> mirrors;  // (host bytes, device bytes)
+  for (int32_t i = 0; i < nargs; ++i) {
+    if (static_cast<kgb::wire::ArgKind>(g_entry->params[static_cast<size_t>(i)].kind) != kgb::wire::ArgKind::Tensor ||
+        args[i].t == nullptr)
+      continue;
+    const kgb_tensor& t = *args[i].t;
+    const int64_t element = kgb_dtype_size(t.dtype);
+    int64_t extent = t.storage_offset + 1;
+    for (int d = 0; d < t.rank; ++d) {
+      if (t.sizes[d] == 0) extent = t.storage_offset;  // empty: nothing past the offset is read
+      if (t.sizes[d] > 0) extent += (t.sizes[d] - 1) * t.strides[d];
+    }
+    extent = std::max<int64_t>(extent, t.storage_offset);
+    char* base = static_cast<char*>(t.data) - t.storage_offset * element;
+    at::Tensor host = at::from_blob(base, {std::max<int64_t>(extent * element, 1)}, at::kByte);
+    at::Tensor device = host.to(at::kCUDA);
+    descriptors[static_cast<size_t>(i)] = t;
+    descriptors[static_cast<size_t>(i)].data = static_cast<char*>(device.data_ptr()) + t.storage_offset * element;
+    device_args[static_cast<size_t>(i)].t = &descriptors[static_cast<size_t>(i)];
+    mirrors.emplace_back(host, device);
+  }
+  auto r = kgb::aten_dispatch::call_operator(*g_entry, device_args.data(), nargs, at::Device(at::kCUDA));
+  if (r.status != KGB_OK) MESSAGE("dispatcher (CUDA): " << r.message);
+  for (auto& [host, device] : mirrors) host.copy_(device.cpu());
+  return r.status;
+}
 #endif
 
 // The oracle of an entry: its registered CPU baseline, else (ATen) the dispatcher.
@@ -153,7 +214,7 @@ kgb_invoke_fn oracle_for(const kgb::Task& entry) {
 
 void cross_check(const std::vector<kgb::Task>& tasks) {
   kgb::runner::CpuDevice device;
-  int compared = 0, excepted = 0;
+  int compared = 0, excepted = 0, on_cuda = 0;
   for (const kgb::Task& task : tasks) {
     const kgb::wire::Hello hello = kgb::make_hello(task);
     const auto entries = task.entries();
@@ -174,6 +235,15 @@ void cross_check(const std::vector<kgb::Task>& tasks) {
             (void)ex;
             continue;
           }
+          // Where libtorch's CPU kernel keeps 16-bit intermediates and its
+          // CUDA kernel computes in float (the tasks follow the CUDA path),
+          // a 16-bit binding that fails on CPU tensors is run again on CUDA
+          // tensors when this host has them (strict mode, the GPU host).
+          bool cuda_fallback = false;
+#ifdef KGB_HAVE_TORCH
+          cuda_fallback = oracle == aten_oracle && has_16_bit(binding) && cuda_oracle_available() && mirrors_to_cuda(*g_entry);
+#endif
+          bool counted_on_cuda = false;
           for (uint64_t seed : {uint64_t{0x5eed0001}, uint64_t{0x5eed0002}}) {
             auto prepared = kgb::prepare_case(entry, ci, false, binding, seed, nullptr);
             REQUIRE_MESSAGE(prepared.ok(), label << ": " << (prepared.ok() ? "" : prepared.error().message));
@@ -182,10 +252,21 @@ void cross_check(const std::vector<kgb::Task>& tasks) {
             auto job = kgb::make_job(inst_entry, {&inst}, kgb::wire::JobMode::Check, 0xFF);
             kgb::wire::JobResult result = kgb::runner::run_check_job(device, oracle, job, g_entry);
             REQUIRE_MESSAGE(result.error.empty(), label << ": " << result.error);
+            kgb::CaseCheck check;
+            if (result.status == 0)
+              check = kgb::check_outputs(inst, (*prepared)->expected, kgb::case_outputs_from(inst_entry, inst, result, 0, true));
+#ifdef KGB_HAVE_TORCH
+            if (cuda_fallback && (result.status != 0 || !check.passed)) {
+              result = kgb::runner::run_check_job(device, aten_oracle_on_cuda, job, g_entry);
+              REQUIRE_MESSAGE(result.error.empty(), label << " (CUDA tensors): " << result.error);
+              if (result.status == 0)
+                check = kgb::check_outputs(inst, (*prepared)->expected, kgb::case_outputs_from(inst_entry, inst, result, 0, true));
+              if (!counted_on_cuda) ++on_cuda;
+              counted_on_cuda = true;
+            }
+#endif
             CHECK_MESSAGE(result.status == 0, label << ": the oracle returned " << result.status);
             if (result.status != 0) continue;
-            kgb::CaseOutputs got = kgb::case_outputs_from(inst_entry, inst, result, 0, true);
-            const kgb::CaseCheck check = kgb::check_outputs(inst, (*prepared)->expected, got);
             CHECK_MESSAGE(check.passed, label << " seed " << seed << ": " << check.status << " " << check.message);
             ++compared;
           }
@@ -194,7 +275,8 @@ void cross_check(const std::vector<kgb::Task>& tasks) {
     }
   }
   MESSAGE(tasks.size() << " task(s): " << compared << " comparisons, " << excepted
-                        << " case bindings left to the GPU host (see kExceptions)");
+                        << " case bindings left to the GPU host (see kExceptions); " << on_cuda
+                        << " 16-bit case bindings agreed only on CUDA tensors (libtorch's CPU kernel differs)");
 }
 
 }  // namespace
