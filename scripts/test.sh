@@ -17,6 +17,8 @@ if [[ ! -f build/build.ninja ]]; then
     -DKGB_BUILD_AGENT=ON -DKGB_WITH_AGENT_LOOP=ON -DKGB_WITH_CLANG_TOOLING=ON -DKGB_WITH_TORCH=ON -DKGB_WITH_OPENBLAS=ON -DKGB_WITH_OPENCL=ON
 fi
 ninja -C build -j"$(nproc)"
+# The per-task validations check one input seed per case; the full sweep two.
+if [[ "${KGB_TASK_SWEEP:-}" == all ]]; then export KGB_VALIDATE_SEEDS=${KGB_VALIDATE_SEEDS:-2}; fi
 cd build
 ctest -j"$(nproc)" --output-on-failure --label-exclude perf "$@"
 # The fuzz targets (clang-19, libFuzzer): a short run of each, about a minute
