@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates the batched GEMM tasks of the BLAS source from one skeleton.
+"""Generates the batched GEMM tasks of the BLAS source, and the solutions of
+blas/sgemm_ex, from one skeleton.
 
 cuBLAS's batched GEMM routines (cublas?gemmStridedBatched, ?gemmBatched and
 their _64 twins) differ only in the precision letter (S f32, D f64, C c64,
@@ -25,6 +26,14 @@ dbl); `{{NAME}}` is substituted. The references share
 benchmark/tasks/blas/gemm_reference.h, the CPU baselines
 backends/cpu/baselines/blas/gemm_batch.h, the OpenCL baselines
 backends/opencl/baselines/blas/gemm_batch.h (all written by hand).
+
+blas/sgemm_ex (cublasSgemmEx: one 2-D product, A and B of one storage type in
+f32, f16, bf16 or i8, C in f32 or the inputs' 16-bit type, float compute)
+takes only its four solutions from here (mode "ex" of the templates: the same
+cores as templates over the input and output storage types, one instantiation
+per type combination, dispatched on the dtypes at run time); its spec.json,
+reference.cpp and baselines are written by hand, as their multi-dtype cases
+and conversions share nothing with the batched tasks' files.
 
 Usage: scripts/taskgen/blas_gemm.py [--check] [task ...]
   --check  compare instead of writing; exit 1 if a file differs (ctest taskgen.blas_gemm).
@@ -70,11 +79,14 @@ TASKS = {
     "sgemm_batched_64": ("s", "batched", True),
     "hgemm_strided_batched": ("h", "strided", False),
     "hgemm_batched": ("h", "batched", False),
+    "sgemm_ex": ("s", "ex", False),  # solutions only (see the header)
 }
 
 
 def routine(task):
     p, mode, wide = TASKS[task]
+    if mode == "ex":
+        return "cublasSgemmEx"
     return "cublas%sgemm%s%s" % (PREC[p]["letter"], "StridedBatched" if mode == "strided" else "Batched", "_64" if wide else "")
 
 
@@ -485,7 +497,7 @@ def reference(task):
 def signature(task, lang="c"):
     prec, mode, _ = TASKS[task]
     scal = "kgb_complex" if PREC[prec]["cplx"] else "double"
-    if mode == "strided":
+    if mode in ("strided", "ex"):
         mats = ("const kgb_tensor* A", "const kgb_tensor* B", "kgb_tensor* C")
     else:
         mats = ("const kgb_tensor_list* Aarray", "const kgb_tensor_list* Barray", "kgb_tensor_list* Carray")
@@ -675,6 +687,26 @@ CL_TYPES = {
           "#define MAC(acc, x, y) acc = fma(x, y, acc)\n#define MUL(x, y) ((x) * (y))\n#define ZERO 0.0f\n"
           "#define STORE(p, i, v) vstore_half_rte(v, i, p)"),
 }
+# blas/sgemm_ex: A/B's and C's storage types picked by build options (kgb
+# dtype numbers), every element widened exactly to float; LOAD_C reads C.
+CL_TYPES_EX = (
+    "/* A and B are IN, C is OUT, picked by -DIN_DT / -DOUT_DT (kgb dtypes: 6 f32, 4 f16, 5 bf16, 1 i8). f16 storage is\n"
+    "   only touched by vload_half / vstore_half (no cl_khr_fp16 needed); bf16 is the upper half of a float. */\n"
+    "typedef float ACC;\ntypedef float REAL;\n"
+    "#ifndef IN_DT\n#define IN_DT 6\n#endif\n#ifndef OUT_DT\n#define OUT_DT 6\n#endif\n"
+    "#if IN_DT == 4\ntypedef half IN;\n#define LOAD(p, i, s) vload_half(i, p)\n"
+    "#elif IN_DT == 5\ntypedef ushort IN;\n#define LOAD(p, i, s) as_float((uint)(p)[i] << 16)\n"
+    "#elif IN_DT == 1\ntypedef char IN;\n#define LOAD(p, i, s) ((float)(p)[i])\n"
+    "#else\ntypedef float IN;\n#define LOAD(p, i, s) ((p)[i])\n#endif\n"
+    "/* float -> bf16 bits, rounded to nearest even; a NaN stays a quiet NaN. */\n"
+    "ushort bf16_bits(float f) {\n  const uint x = as_uint(f);\n"
+    "  if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u);\n"
+    "  return (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);\n}\n"
+    "#if OUT_DT == 4\ntypedef half OUT;\n#define LOAD_C(p, i) vload_half(i, p)\n#define STORE(p, i, v) vstore_half_rte(v, i, p)\n"
+    "#elif OUT_DT == 5\ntypedef ushort OUT;\n#define LOAD_C(p, i) as_float((uint)(p)[i] << 16)\n"
+    "#define STORE(p, i, v) ((p)[i] = bf16_bits(v))\n"
+    "#else\ntypedef float OUT;\n#define LOAD_C(p, i) ((p)[i])\n#define STORE(p, i, v) ((p)[i] = (v))\n#endif\n"
+    "#define MAC(acc, x, y) acc = fma(x, y, acc)\n#define MUL(x, y) ((x) * (y))\n#define ZERO 0.0f")
 CL_HOST = {"s": ("cl_float", "cl_float"), "d": ("cl_double", "cl_double"), "c": ("cl_float2", "cl_float"),
            "z": ("cl_double2", "cl_double"), "h": ("cl_float", "cl_float")}
 
@@ -743,15 +775,19 @@ def solution_context(task):
     prec, mode, _ = TASKS[task]
     P = PREC[prec]
     ctx = dict(cplx=P["cplx"], half=P["half"], real=not P["cplx"], strided=mode == "strided", batched=mode == "batched",
-               dbl=P["real"] == "double")
+               dbl=P["real"] == "double", ex=mode == "ex")
     formula = "for every item b, C[b] := alpha * op(A[b]) op(B[b]) + beta * C[b]"
+    if mode == "ex":
+        formula = "C := alpha * op(A) op(B) + beta * C"
     kinds = {"s": "f32 (float)", "d": "f64 (double)", "c": "c64 (complex float, real part first)",
              "z": "c128 (complex double, real part first)", "h": "f16 storage, float compute, rounded to f16 once"}
     subs = dict(ID="blas/" + task, ROUTINE=routine(task), FORMULA=formula, ENTRY=entry(task), SIGNATURE=signature(task),
                 KGB_DTYPE=P["kgb"], REAL=P["real"], MM="ps" if P["real"] == "float" else "pd",
                 MMT="" if P["real"] == "float" else "d",
-                TYPE_LINE="%s, column-major, %s." % (kinds[prec], "op C conjugates" if P["cplx"] else "op C = op T"),
-                CUDA_ELEM=P["cuda_elem"], CL_TYPES=CL_TYPES[prec],
+                TYPE_LINE=("A and B f32, f16, bf16 or i8, C f32 (or the inputs' f16 / bf16), float compute, column-major, "
+                           "op C = op T." if mode == "ex" else
+                           "%s, column-major, %s." % (kinds[prec], "op C conjugates" if P["cplx"] else "op C = op T")),
+                CUDA_ELEM=P["cuda_elem"], CL_TYPES=CL_TYPES_EX if mode == "ex" else CL_TYPES[prec],
                 A_SIGN="p.a_sign" if P["cplx"] else "Real(1)", B_SIGN="p.b_sign" if P["cplx"] else "Real(1)",
                 CL_REAL="cl_" + P["real"], CL_SCALAR=CL_HOST[prec][0])
     return ctx, subs
@@ -771,6 +807,8 @@ def solutions(task):
 
 def outputs(task):
     d = os.path.join(ROOT, "benchmark", "tasks", "blas", task)
+    if TASKS[task][1] == "ex":  # solutions only (see the header)
+        return {os.path.join(d, "solutions", name): text for name, text in solutions(task).items()}
     files = {os.path.join(d, "spec.json"): dump_spec(spec(task)), os.path.join(d, "reference.cpp"): reference(task),
              os.path.join(ROOT, "backends", "cpu", "baselines", "blas", task + ".cpp"): cpu_baseline(task),
              os.path.join(ROOT, "backends", "cuda", "baselines", "blas", task + ".cpp"): cuda_baseline(task),

@@ -150,6 +150,18 @@ inline std::vector<size_t> clblast_list_offsets(kgb_stream stream, const kgb_ten
   return offsets;
 }
 
+// The buffers and element offsets of three views, as CLBlast takes them.
+struct ViewBuffers {
+  cl_mem a = nullptr, b = nullptr, c = nullptr;
+  cl_long ao = 0, bo = 0, co = 0;
+};
+
+inline bool view_buffers(kgb_stream stream, const kgb_tensor* A, const kgb_tensor* B, const kgb_tensor* C, ViewBuffers* out) {
+  return kgb_cl_tensor_buffer(stream, A, &out->a, &out->ao) == CL_SUCCESS &&
+         kgb_cl_tensor_buffer(stream, B, &out->b, &out->bo) == CL_SUCCESS &&
+         kgb_cl_tensor_buffer(stream, C, &out->c, &out->co) == CL_SUCCESS;
+}
+
 #ifdef KGB_HAVE_CLBLAST
 inline clblast::Transpose clblast_op(int t) {
   return t == 0 ? clblast::Transpose::kNo : t == 1 ? clblast::Transpose::kYes : clblast::Transpose::kConjugate;
@@ -166,19 +178,16 @@ std::optional<clblast::StatusCode> clblast_strided(kgb_stream stream, int transa
   if (batch == 0 || m == 0 || n == 0) return clblast::StatusCode::kSuccess;
   const size_t lda = clblast_ld(A), ldb = clblast_ld(B), ldc = clblast_ld(C);
   if (k == 0 || alpha_zero || lda == 0 || ldb == 0 || ldc == 0) return std::nullopt;
-  cl_mem ab = nullptr, bb = nullptr, cb = nullptr;
-  cl_long ao = 0, bo = 0, co = 0;
-  if (kgb_cl_tensor_buffer(stream, A, &ab, &ao) != CL_SUCCESS || kgb_cl_tensor_buffer(stream, B, &bb, &bo) != CL_SUCCESS ||
-      kgb_cl_tensor_buffer(stream, C, &cb, &co) != CL_SUCCESS)
-    return clblast::StatusCode::kInvalidMemObject;
+  ViewBuffers v;
+  if (!view_buffers(stream, A, B, C, &v)) return clblast::StatusCode::kInvalidMemObject;
   // The batch stride of a single item is irrelevant; CLBlast still checks it.
   auto stride = [&](const kgb_tensor* x, size_t ld) {
     return batch > 1 ? static_cast<size_t>(x->strides[2]) : ld * static_cast<size_t>(std::max<int64_t>(1, x->sizes[1]));
   };
   cl_command_queue queue = kgb_cl_get_queue(stream);
-  return clblast::GemmStridedBatched<T>(clblast::Layout::kColMajor, clblast_op(transa), clblast_op(transb), m, n, k, alpha, ab,
-                                        static_cast<size_t>(ao), lda, stride(A, lda), bb, static_cast<size_t>(bo), ldb,
-                                        stride(B, ldb), beta, cb, static_cast<size_t>(co), ldc, stride(C, ldc), batch, &queue,
+  return clblast::GemmStridedBatched<T>(clblast::Layout::kColMajor, clblast_op(transa), clblast_op(transb), m, n, k, alpha, v.a,
+                                        static_cast<size_t>(v.ao), lda, stride(A, lda), v.b, static_cast<size_t>(v.bo), ldb,
+                                        stride(B, ldb), beta, v.c, static_cast<size_t>(v.co), ldc, stride(C, ldc), batch, &queue,
                                         nullptr);
 }
 
