@@ -1369,4 +1369,51 @@ CaseCheck check_outputs(const CaseInstance& inst, const CaseOutputs& expected, c
   return c;
 }
 
+// A hash of the bits of every output element (logical order; contiguous
+// tensors as one span): equal outputs hash equal, so two calls can be
+// compared without keeping a copy of either.
+uint64_t output_bits_hash(const CaseOutputs& outs) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](uint64_t x) {
+    h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+  };
+  auto tensor = [&](const HostTensor& t) {
+    const size_t item = static_cast<size_t>(dtype_size(t.dtype()));
+    if (t.is_contiguous()) {
+      const std::byte* p = t.data();
+      const size_t bytes = static_cast<size_t>(t.numel()) * item;
+      size_t i = 0;
+      for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        mix(w);
+      }
+      uint64_t tail = 0;
+      std::memcpy(&tail, p + i, bytes - i);
+      mix(tail ^ bytes);
+      return;
+    }
+    // An element may be wider than one word (complex128 is 16 bytes).
+    for (int64_t k = 0; k < t.numel(); ++k) {
+      const std::byte* e = t.data() + t.offset_of_linear(k) * static_cast<int64_t>(item);
+      for (size_t at = 0; at < item; at += sizeof(uint64_t)) {
+        uint64_t w = 0;
+        std::memcpy(&w, e + at, std::min(sizeof w, item - at));
+        mix(w);
+      }
+    }
+  };
+  for (const auto& [name, t] : outs.tensors) tensor(t);
+  for (const auto& [name, items] : outs.lists)
+    for (const auto& item : items)
+      if (item) tensor(*item);
+  for (const auto& [name, sc] : outs.scalars) {
+    uint64_t w = 0;
+    std::memcpy(&w, &sc.v, std::min(sizeof w, sizeof sc.v));
+    mix(w);
+  }
+  return h;
+}
+
 }  // namespace kgb

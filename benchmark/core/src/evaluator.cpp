@@ -466,48 +466,6 @@ bool has_reject(const Verdict& v) {
   return std::any_of(v.findings.begin(), v.findings.end(), [](const Finding& f) { return f.severity == "reject"; });
 }
 
-// A hash of the bits of every output element (logical order; contiguous
-// tensors as one span): equal outputs hash equal, so two calls can be
-// compared without keeping a copy of either.
-uint64_t output_bits_hash(const CaseOutputs& outs) {
-  uint64_t h = 0x9E3779B97F4A7C15ull;
-  auto mix = [&h](uint64_t x) {
-    h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h *= 0xBF58476D1CE4E5B9ull;
-  };
-  auto tensor = [&](const HostTensor& t) {
-    const size_t item = static_cast<size_t>(dtype_size(t.dtype()));
-    if (t.is_contiguous()) {
-      const std::byte* p = t.data();
-      const size_t bytes = static_cast<size_t>(t.numel()) * item;
-      size_t i = 0;
-      for (; i + 8 <= bytes; i += 8) {
-        uint64_t w;
-        std::memcpy(&w, p + i, 8);
-        mix(w);
-      }
-      uint64_t tail = 0;
-      std::memcpy(&tail, p + i, bytes - i);
-      mix(tail ^ bytes);
-      return;
-    }
-    for (int64_t k = 0; k < t.numel(); ++k) {
-      uint64_t w = 0;
-      std::memcpy(&w, t.data() + t.offset_of_linear(k) * static_cast<int64_t>(item), item);
-      mix(w);
-    }
-  };
-  for (const auto& [name, t] : outs.tensors) tensor(t);
-  for (const auto& [name, items] : outs.lists)
-    for (const auto& item : items)
-      if (item) tensor(*item);
-  for (const auto& [name, sc] : outs.scalars) {
-    uint64_t w = 0;
-    std::memcpy(&w, &sc.v, std::min(sizeof w, sizeof sc.v));
-    mix(w);
-  }
-  return h;
-}
 
 // Outcome of a runner failing mid-job: timeout or crash, with the case named.
 void runner_failed(Verdict& v, RunnerSession& runner, const Error& error, const std::string& label, CaseCheck* check) {

@@ -91,6 +91,11 @@ Result<CaseOutputs> run_reference(const CaseInstance& instance);
 // checked by metadata; host scalars exactly.
 CaseCheck check_outputs(const CaseInstance& instance, const CaseOutputs& expected, const CaseOutputs& got);
 
+// A hash of the bits of every output element, in logical order, whatever the
+// layout: equal outputs hash equal, so the outputs of two calls can be
+// compared without keeping a copy of either.
+uint64_t output_bits_hash(const CaseOutputs& outs);
+
 // Whether two calls produced bitwise the same outputs (the determinism check);
 // `what` names the first difference.
 bool same_outputs(const CaseOutputs& a, const CaseOutputs& b, std::string& what);
