@@ -166,3 +166,34 @@ TEST_CASE("factory functions run as their out= variant, writing the harness tens
     CHECK(t.eq(4).all().item<bool>());
   }
 }
+
+// im2col_out writes its out's storage as if it were contiguous (libtorch 1.13
+// and 2.x, CPU and CUDA): a padded out must still get the op's values inside
+// the view and nothing in the padding.
+TEST_CASE("a non-contiguous out of an out= call gets the op's values, its padding untouched" * doctest::test_suite("dispatch")) {
+  const at::Device cpu(at::kCPU);
+  at::Tensor self = at::arange(1, 2 * 5 * 4 + 1, at::kFloat).reshape({1, 2, 5, 4});
+  const at::Tensor expected = at::im2col(self, {3, 3}, {1, 1}, {1, 1}, {1, 1});  // [1, 18, 20]
+  at::Tensor storage = at::full({1, 18, 23}, -7.0, at::kFloat);
+  at::Tensor view = storage.narrow(2, 0, 20);
+  REQUIRE_FALSE(view.is_contiguous());
+  kgb_tensor in = describe(self, KGB_F32), out = describe(view, KGB_F32);
+  kgb::wire::EntrySignature entry{"aten/im2col", "aten::im2col", "",
+                                  {tensor_param("self", Role::Input), scalar_param("kernel_size", ArgKind::IntList, kIntList),
+                                   scalar_param("dilation", ArgKind::IntList, kIntList),
+                                   scalar_param("padding", ArgKind::IntList, kIntList),
+                                   scalar_param("stride", ArgKind::IntList, kIntList), tensor_param("out", Role::Output)}};
+  const std::vector<int64_t> three{3, 3}, one{1, 1};
+  kgb_arg args[6];
+  args[0].t = &in;
+  args[1].il = {2, three.data()};
+  args[2].il = {2, one.data()};
+  args[3].il = {2, one.data()};
+  args[4].il = {2, one.data()};
+  args[5].t = &out;
+  const auto r = kgb::aten_dispatch::call_operator(entry, args, 6, cpu);
+  REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+  CHECK(r.message == "aten::im2col.out");
+  CHECK(view.equal(expected));
+  CHECK(storage.narrow(2, 20, 3).eq(-7).all().item<bool>());
+}

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace kgb::aten_dispatch {
@@ -453,8 +454,23 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
       if (!(kind == ArgKind::Tensor && !args[i].t))
         return fail(KGB_ERR_UNSUPPORTED, "'" + p.name + "' has no counterpart in " + schema.name() + "." + schema.overload_name());
   }
+  // Not every out= kernel honours a non-contiguous out: im2col_out (CPU and
+  // CUDA, 1.13 and 2.x) resizes it to its own size, a no-op, then writes its
+  // storage as if it were contiguous. Such outs get a contiguous tensor for
+  // the call, copied into our view afterwards: the same values, written
+  // only inside the view.
+  std::vector<std::pair<at::Tensor, at::Tensor>> strided_outs;  // (our view, the tensor passed)
+  if (out_call)
+    for (size_t k = 0; k < schema.arguments().size() && k < stack.size(); ++k)
+      if (schema.arguments()[k].is_out() && stack[k].isTensor() && !stack[k].toTensor().is_contiguous()) {
+        const at::Tensor ours_view = stack[k].toTensor();
+        at::Tensor dense = at::empty(ours_view.sizes(), ours_view.options());
+        strided_outs.emplace_back(ours_view, dense);
+        stack[k] = c10::IValue(dense);
+      }
   try {
     op.callBoxed(&stack);
+    for (auto& [view, dense] : strided_outs) view.copy_(dense);
   } catch (const std::exception& e) {
     // Some out= kernels resize their output on the way (libtorch 1.13's
     // soft_margin_loss_out writes the elementwise loss into `out` before
