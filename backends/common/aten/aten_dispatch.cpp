@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace kgb::aten_dispatch {
@@ -207,6 +208,18 @@ bool out_variant_refused(const c10::FunctionSchema& functional) {
 void refuse_out_variant(const c10::FunctionSchema& functional) {
   std::lock_guard lock(refused_mutex);
   refused_out_variants.insert(schema_key(functional));
+}
+
+// out= kernels that write their output through data_ptr() as if it were
+// contiguous, whatever its strides: libtorch 1.13's
+// reflection_pad1d_backward.grad_input scrambles a stepped, padded or
+// transposed grad_input (its meta function sets raw strides, so no proxy
+// output is made). A non-contiguous output of ours reaches them as a
+// contiguous temporary that is copied over afterwards; contiguous outputs
+// (every performance case) are still written in place.
+bool out_kernel_assumes_contiguous(const c10::FunctionSchema& out_schema) {
+  static const std::set<std::string> names{"aten::reflection_pad1d_backward"};
+  return names.count(out_schema.name()) > 0;
 }
 
 // The out= variant of a functional schema: the same arguments by name, plus
@@ -416,6 +429,8 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
     }
   }
   const c10::FunctionSchema& schema = op.schema();
+  const bool contiguous_outs_only = out_call && out_kernel_assumes_contiguous(schema);
+  std::vector<std::pair<at::Tensor, at::Tensor>> copy_back;  // (ours, the temporary the kernel wrote)
   std::vector<c10::IValue> stack;
   std::vector<bool> used(nargs, false);
   for (const auto& a : schema.arguments()) {
@@ -433,6 +448,11 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
     std::string why;
     auto v = convert(a, entry.params[it->second], args[it->second], device, why);
     if (!v) return fail(KGB_ERR_UNSUPPORTED, why);
+    if (contiguous_outs_only && a.is_out() && v->isTensor() && !v->toTensor().is_contiguous()) {
+      const at::Tensor ours = v->toTensor();
+      copy_back.emplace_back(ours, at::empty(ours.sizes(), ours.options()));
+      *v = c10::IValue(copy_back.back().second);
+    }
     stack.push_back(std::move(*v));
     used[it->second] = true;
   }
@@ -467,6 +487,7 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
     }
     return fail(KGB_ERR_INVALID, std::string(schema.name()) + "." + schema.overload_name() + " failed: " + e.what());
   }
+  for (auto& [ours, written] : copy_back) ours.copy_(written);
   result.message = schema.name() + (schema.overload_name().empty() ? "" : "." + schema.overload_name());
   if (out_call || !needs_results) return result;
   // Functional call: the results go, in order, to our outputs, views and scalar results.
