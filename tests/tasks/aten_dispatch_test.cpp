@@ -196,4 +196,46 @@ TEST_CASE("a non-contiguous out of an out= call gets the op's values, its paddin
   CHECK(r.message == "aten::im2col.out");
   CHECK(view.equal(expected));
   CHECK(storage.narrow(2, 20, 3).eq(-7).all().item<bool>());
+TEST_CASE("an out= kernel that ignores output strides writes a non-contiguous output through a temporary" *
+          doctest::test_suite("dispatch")) {
+  // reflection_pad1d_backward.grad_input writes grad_input as if contiguous
+  // in libtorch 1.13; a stepped or transposed grad_input must still get the
+  // values the functional call computes, and the gaps stay untouched.
+  const at::Device cpu(at::kCPU);
+  const std::vector<int64_t> padding{2, 1};
+  at::Tensor self = at::zeros({2, 3, 4}, at::kFloat);
+  at::Tensor grad = at::arange(2 * 3 * 7, at::kFloat).reshape({2, 3, 7});
+  const at::Tensor expected = at::reflection_pad1d_backward(grad, self, padding);
+  kgb::wire::EntrySignature entry{"aten/reflection_pad1d_backward", "aten::reflection_pad1d_backward", "",
+                                  {tensor_param("grad_output", Role::Input), tensor_param("self", Role::Input),
+                                   scalar_param("padding", ArgKind::IntList, kIntList),
+                                   tensor_param("grad_input", Role::Output)}};
+  SUBCASE("stepped") {
+    at::Tensor storage = at::full({2, 3, 8}, -7.0, at::kFloat);
+    at::Tensor view = storage.slice(2, 0, 8, 2);
+    kgb_tensor g = describe(grad, KGB_F32), s = describe(self, KGB_F32), out = describe(view, KGB_F32);
+    kgb_arg args[4];
+    args[0].t = &g;
+    args[1].t = &s;
+    args[2].il = {2, padding.data()};
+    args[3].t = &out;
+    const auto r = kgb::aten_dispatch::call_operator(entry, args, 4, cpu);
+    REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+    CHECK(r.message == "aten::reflection_pad1d_backward.grad_input");
+    CHECK(view.equal(expected));
+    CHECK(storage.slice(2, 1, 8, 2).eq(-7).all().item<bool>());
+  }
+  SUBCASE("transposed") {
+    at::Tensor storage = at::empty({4, 3, 2}, at::kFloat);
+    at::Tensor view = storage.permute({2, 1, 0});
+    kgb_tensor g = describe(grad, KGB_F32), s = describe(self, KGB_F32), out = describe(view, KGB_F32);
+    kgb_arg args[4];
+    args[0].t = &g;
+    args[1].t = &s;
+    args[2].il = {2, padding.data()};
+    args[3].t = &out;
+    const auto r = kgb::aten_dispatch::call_operator(entry, args, 4, cpu);
+    REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+    CHECK(view.equal(expected));
+  }
 }
