@@ -237,5 +237,61 @@ TEST_CASE("an out= kernel that ignores output strides writes a non-contiguous ou
     const auto r = kgb::aten_dispatch::call_operator(entry, args, 4, cpu);
     REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
     CHECK(view.equal(expected));
+// to.device has a required Device argument and no counterpart in the ABI (one
+// device holds every tensor of an entry): the dispatcher passes the device the
+// call runs on. With nothing to change ATen returns self, which the view
+// output describes; with another dtype the copy lands in the pre-allocated out.
+// The dtype enum carries kgb numbers (f16 = 4, c10's Long): libtorch types the
+// ScalarType argument as int, so the name must be what reaches ATen.
+TEST_CASE("to.device runs on the call's device" * doctest::test_suite("dispatch")) {
+  const at::Device cpu(at::kCPU);
+  at::Tensor self = (at::arange(0, 12, at::kFloat) * 0.75).to(at::kHalf).reshape({3, 4});
+  kgb_tensor in = describe(self, KGB_F16);
+  SignatureParam dtype = scalar_param("dtype", ArgKind::Scalar, kEnum);
+  dtype.enum_names = {"f16", "i64", "f32"};
+  dtype.enum_numbers = {KGB_F16, KGB_I64, KGB_F32};
+  kgb::wire::EntrySignature entry{"aten/to.device", "aten::to", "device",
+                                  {tensor_param("self", Role::Input), dtype, scalar_param("non_blocking", ArgKind::Scalar, 2),
+                                   scalar_param("copy", ArgKind::Scalar, 2), tensor_param("out", Role::View)}};
+  SUBCASE("same dtype, copy=False: out becomes self") {
+    at::Tensor fresh = at::empty({3, 4}, at::kHalf);
+    kgb_tensor out = describe(fresh, KGB_F16);
+    kgb_arg args[5];
+    args[0].t = &in;
+    args[1].i = KGB_F16;
+    args[2].i = 0;
+    args[3].i = 0;
+    args[4].t = &out;
+    const auto r = kgb::aten_dispatch::call_operator(entry, args, 5, cpu);
+    REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+    CHECK(r.message == "aten::to.device");
+    CHECK(out.data == self.data_ptr());
+  }
+  SUBCASE("another dtype: the converted copy fills out") {
+    at::Tensor fresh = at::empty({3, 4}, at::kFloat);
+    kgb_tensor out = describe(fresh, KGB_F32);
+    kgb_arg args[5];
+    args[0].t = &in;
+    args[1].i = KGB_F32;
+    args[2].i = 0;
+    args[3].i = 0;
+    args[4].t = &out;
+    const auto r = kgb::aten_dispatch::call_operator(entry, args, 5, cpu);
+    REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+    CHECK(out.data == fresh.data_ptr());
+    CHECK(fresh.equal(self.to(at::kFloat)));
+  }
+  SUBCASE("f16 -> i64 truncates") {
+    at::Tensor fresh = at::empty({3, 4}, at::kLong);
+    kgb_tensor out = describe(fresh, KGB_I64);
+    kgb_arg args[5];
+    args[0].t = &in;
+    args[1].i = KGB_I64;
+    args[2].i = 0;
+    args[3].i = 0;
+    args[4].t = &out;
+    const auto r = kgb::aten_dispatch::call_operator(entry, args, 5, cpu);
+    REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+    CHECK(fresh.equal(self.to(at::kLong)));
   }
 }

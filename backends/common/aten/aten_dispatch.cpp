@@ -101,6 +101,10 @@ std::optional<c10::IValue> convert(const c10::Argument& arg, const wire::Signatu
     return std::nullopt;
   }
   const c10::TypePtr t = element_of(full);
+  // libtorch schemas type a ScalarType argument as int (Argument::type, in
+  // 1.13 and 2.x alike) and keep ScalarType in real_type only: its value must
+  // be c10's number for the enum's dtype name, never the entry's own number.
+  const bool scalar_type_arg = element_of(arg.real_type())->kind() == c10::TypeKind::ScalarTypeType;
   auto mismatch = [&]() -> std::optional<c10::IValue> {
     why = "'" + p.name + "' cannot be passed as " + full->str();
     return std::nullopt;
@@ -139,7 +143,7 @@ std::optional<c10::IValue> convert(const c10::Argument& arg, const wire::Signatu
       const ScalarArg v = read_scalar(p, a);
       const bool integral = v.type == Scalar::Int64 || v.type == Scalar::Bool || v.type == Scalar::Enum ||
                             (v.type == Scalar::AtenScalar && (v.s.dtype == KGB_I64 || v.s.dtype == KGB_BOOL));
-      switch (t->kind()) {
+      switch (scalar_type_arg ? c10::TypeKind::ScalarTypeType : t->kind()) {
         case c10::TypeKind::IntType: case c10::TypeKind::SymIntType:
           if (!integral) return mismatch();
           return c10::IValue(v.type == Scalar::AtenScalar ? v.s.v.i : v.i);
@@ -426,6 +430,10 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
         stack.push_back(*a.default_value());
       } else if (is_optional(a.type())) {
         stack.emplace_back();
+      } else if (a.type()->kind() == c10::TypeKind::DeviceObjType) {
+        // A required Device (to.device) is the device the call runs on: the
+        // ABI has one device, where every tensor of the entry lives.
+        stack.emplace_back(device);
       } else {
         return fail(KGB_ERR_UNSUPPORTED, "the entry has no argument '" + a.name() + "' of " + schema.name() + "." + schema.overload_name());
       }
