@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace kgb::aten_dispatch {
@@ -418,6 +419,11 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
   const c10::FunctionSchema& schema = op.schema();
   std::vector<c10::IValue> stack;
   std::vector<bool> used(nargs, false);
+  // out= kernels may write their out as if it were contiguous (_softmax.out in
+  // libtorch 1.13 and 2.x: structured kernels whose meta function names no
+  // strides get no proxy for a strided out). A non-contiguous out of ours is
+  // therefore given to the operator as a contiguous tensor and copied in after.
+  std::vector<std::pair<at::Tensor, at::Tensor>> staged_outs;  // (our view, the operator's out)
   for (const auto& a : schema.arguments()) {
     auto it = ours.find(a.name());
     if (it == ours.end()) {
@@ -433,7 +439,13 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
     std::string why;
     auto v = convert(a, entry.params[it->second], args[it->second], device, why);
     if (!v) return fail(KGB_ERR_UNSUPPORTED, why);
-    stack.push_back(std::move(*v));
+    if (out_call && a.is_out() && v->isTensor() && !v->toTensor().is_contiguous()) {
+      const at::Tensor view = v->toTensor();
+      staged_outs.emplace_back(view, at::empty(view.sizes(), view.options()));
+      stack.emplace_back(staged_outs.back().second);
+    } else {
+      stack.push_back(std::move(*v));
+    }
     used[it->second] = true;
   }
   // A factory's TensorOptions arguments of ours are carried by the out
@@ -455,6 +467,7 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
   }
   try {
     op.callBoxed(&stack);
+    for (auto& [view, staged] : staged_outs) view.copy_(staged);
   } catch (const std::exception& e) {
     // Some out= kernels resize their output on the way (libtorch 1.13's
     // soft_margin_loss_out writes the elementwise loss into `out` before
