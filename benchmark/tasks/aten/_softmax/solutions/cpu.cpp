@@ -1,13 +1,13 @@
 // aten/_softmax on the CPU: softmax along dim, out in self's dtype or, with
 // half_to_float, f16 in and f32 out (converted once on load, never rounded to
 // 16 bits). The tensor is seen as outer x len x inner around `dim`.
-// Rows (inner < 8, e.g. the last dim, or 200x40999x3 over the middle): each
-// slice is gathered into a float (double for f64) buffer, and max, exp+sum
-// and scaling run as SIMD loops over it; neighbouring slices of one outer
-// index share the cache lines of their slab, so the strided gather costs no
-// extra memory traffic. inner >= 8: blocks of W neighbouring slices are
-// processed together so the SIMD lanes run across slices (unit stride in
-// memory for the usual layouts). exp is a vectorisable Cephes-style
+// Rows (inner < 8, e.g. the last dim, or strided slabs): each slice is
+// gathered into a float (double for f64) buffer, and max, exp+sum and
+// scaling run as SIMD loops over it. Contiguous slabs with 2 <= inner < 8
+// (200x40999x3 over the middle) are read flat with inner-interleaved lanes.
+// inner >= 8: blocks of W neighbouring slices are processed together so the
+// SIMD lanes run across slices (unit stride in memory for the usual
+// layouts). exp is a vectorisable Cephes-style
 // polynomial (about 1 ulp in float); f64 uses std::exp.
 #include <math.h>
 #include <stdint.h>
@@ -292,13 +292,92 @@ void run_columns(const Geometry& g, const typename KI::S* x, typename KO::S* y) 
   }
 }
 
+// Contiguous slabs with a short inner dim (2 <= inner < 8, x[o][l][i] with
+// unit inner stride in self and out, e.g. 200x40999x3 over the middle): the
+// slab of one outer index is one contiguous run of len * inner elements, read
+// with W = inner * k lanes (lane j belongs to slice j % inner), so every pass
+// is a flat SIMD loop: max, exp into a buffer with per-lane sums, scale.
+template <typename KI, typename KO>
+void run_slabs(const Geometry& g, const typename KI::S* x, typename KO::S* y) {
+  using C = typename KI::C;
+  const int I = static_cast<int>(g.inner);
+  const int W = (64 / I) * I;  // lanes, a multiple of inner
+  const int64_t n = g.len * I;
+  const C inf = static_cast<C>(INFINITY);
+#pragma omp parallel if (g.outer * n > 16384)
+  {
+    std::vector<C> buf(static_cast<size_t>(n));
+#pragma omp for schedule(static)
+    for (int64_t o = 0; o < g.outer; ++o) {
+      int64_t xo, yo;
+      g.outer_offsets(o, &xo, &yo);
+      const typename KI::S* src = x + xo;
+      typename KO::S* dst = y + yo;
+      C lm[64], ls[64], shift[64], scale[64];
+      int lbad[64];
+      for (int j = 0; j < W; ++j) lm[j] = -inf, ls[j] = 0, lbad[j] = 0;
+      int64_t t = 0;
+      for (; t + W <= n; t += W) {
+#pragma omp simd
+        for (int j = 0; j < W; ++j) {
+          const C v = KI::to(src[t + j]);
+          buf[t + j] = v;
+          lm[j] = v > lm[j] ? v : lm[j];
+          lbad[j] |= !(v < inf);
+        }
+      }
+      for (int j = 0; t + j < n; ++j) {
+        const C v = KI::to(src[t + j]);
+        buf[t + j] = v;
+        lm[j] = v > lm[j] ? v : lm[j];
+        lbad[j] |= !(v < inf);
+      }
+      // Per slice: its max and whether it ends up NaN (NaN, +inf, all -inf).
+      C m[8];
+      int bad[8];
+      for (int i = 0; i < I; ++i) m[i] = -inf, bad[i] = 0;
+      for (int j = 0; j < W; ++j) {
+        m[j % I] = lm[j] > m[j % I] ? lm[j] : m[j % I];
+        bad[j % I] |= lbad[j];
+      }
+      for (int i = 0; i < I; ++i) bad[i] = bad[i] || m[i] == -inf;
+      for (int j = 0; j < W; ++j) shift[j] = bad[j % I] ? C(0) : m[j % I];
+      C* e = buf.data();
+      for (t = 0; t + W <= n; t += W) {
+#pragma omp simd
+        for (int j = 0; j < W; ++j) {
+          const C v = exp_c(e[t + j] - shift[j]);
+          e[t + j] = v;
+          ls[j] += v;
+        }
+      }
+      for (int j = 0; t + j < n; ++j) {
+        const C v = exp_c(e[t + j] - shift[j]);
+        e[t + j] = v;
+        ls[j] += v;
+      }
+      C sum[8];
+      for (int i = 0; i < I; ++i) sum[i] = 0;
+      for (int j = 0; j < W; ++j) sum[j % I] += ls[j];
+      for (int j = 0; j < W; ++j) scale[j] = bad[j % I] ? static_cast<C>(NAN) : C(1) / sum[j % I];
+      for (t = 0; t + W <= n; t += W) {
+#pragma omp simd
+        for (int j = 0; j < W; ++j) dst[t + j] = KO::from(e[t + j] * scale[j]);
+      }
+      for (int j = 0; t + j < n; ++j) dst[t + j] = KO::from(e[t + j] * scale[j]);
+    }
+  }
+}
+
 template <typename KI, typename KO = KI>
 void run(const kgb_tensor* self, kgb_tensor* out, int dim) {
   Geometry g;
   build_geometry(self, out, dim, g);
   const auto* x = static_cast<const typename KI::S*>(self->data);
   auto* y = static_cast<typename KO::S*>(out->data);
-  if (g.inner < 8) run_rows<KI, KO>(g, x, y);
+  const bool slab = g.inner > 1 && g.inner < 8 && g.x_unit && g.y_unit && g.xs == g.inner && g.ys == g.inner;
+  if (slab) run_slabs<KI, KO>(g, x, y);
+  else if (g.inner < 8) run_rows<KI, KO>(g, x, y);
   else run_columns<KI, KO>(g, x, y);
 }
 
