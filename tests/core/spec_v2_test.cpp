@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "kgb/case.h"
 #include "kgb/evaluator.h"
@@ -166,6 +168,33 @@ TEST_CASE("the prompt prints whole-number dimensions exactly, however large") {
   const std::string text = kgb::describe_case(*t, t->correctness[0]);
   CHECK(has(text, "[3, 1048576]"));
   CHECK(text.find("e+06") == std::string::npos);
+}
+
+TEST_CASE("float and ATen Scalar arguments spell infinities and NaN as strings") {
+  const std::string with_p = replace(kSpec, R"("performance": [])", R"("performance": [],
+    "overloads": [{"name": "Scalar", "params": [{"name": "self", "tensor": "input", "dtype": "T", "shape": ["N"]},
+                                                {"name": "other", "scalar": "scalar"}, {"name": "p", "scalar": "float64"},
+                                                {"name": "out", "tensor": "output", "dtype": "T", "shape": ["N"]}],
+                   "correctness": [{"name": "x", "dims": {"N": 3}, "scalars": {"other": "inf", "p": "-inf"}},
+                                   {"name": "y", "dims": {"N": 5}, "scalars": {"other": "-inf", "p": "nan"}},
+                                   {"name": "z", "dims": {"N": 2}, "scalars": {"other": 1.5, "p": "+inf"}}],
+                   "performance": []}])");
+  SpecFolder f;
+  auto t = kgb::load_task_file(f.write(with_p));
+  REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+  const auto& cases = t->overloads.at(0).correctness;
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(cases[0].scalars.at("other").kind == kgb::ScalarValue::Kind::Float);
+  CHECK(cases[0].scalars.at("other").f == inf);
+  CHECK(cases[0].scalars.at("p").f == -inf);
+  CHECK(cases[1].scalars.at("other").f == -inf);
+  CHECK(std::isnan(cases[1].scalars.at("p").f));
+  CHECK(cases[2].scalars.at("p").f == inf);
+  CHECK(has(kgb::describe_case(t->overloads.at(0), cases[0]), "other=inf"));
+  // Other strings stay errors, naming the accepted spellings.
+  CHECK(has(load_error(replace(with_p, R"("p": "-inf"})", R"("p": "infinity"})")),
+            "expected a number or \"inf\", \"-inf\", \"nan\", found \"infinity\""));
+  CHECK(has(load_error(replace(with_p, R"("other": "inf")", R"("other": "Inf")")), "expected an ATen Scalar: a number, \"inf\""));
 }
 
 TEST_CASE("overloads inherit, need three cases each, and get their own entry and key") {

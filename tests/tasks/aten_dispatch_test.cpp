@@ -294,4 +294,27 @@ TEST_CASE("to.device runs on the call's device" * doctest::test_suite("dispatch"
     REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
     CHECK(fresh.equal(self.to(at::kLong)));
   }
+// _softmax.out writes its out as if it were contiguous (libtorch 1.13 and
+// 2.x); the dispatcher hands it a contiguous tensor and copies the values into
+// a strided out of ours, leaving the elements between them alone.
+TEST_CASE("a strided out of an out= call receives the values, nothing else is written" * doctest::test_suite("dispatch")) {
+  const at::Device cpu(at::kCPU);
+  const at::Tensor self = at::randn({4, 6}, at::kFloat);
+  at::Tensor storage = at::full({4, 12}, 7.0, at::kFloat);
+  at::Tensor view = storage.slice(1, 0, 12, 2);  // every other column
+  kgb_tensor in = describe(const_cast<at::Tensor&>(self), KGB_F32), out = describe(view, KGB_F32);
+  constexpr uint8_t kInt64 = 0, kBool = 2;
+  kgb::wire::EntrySignature entry{"aten/_softmax", "aten::_softmax", "",
+                                  {tensor_param("self", Role::Input), scalar_param("dim", ArgKind::Scalar, kInt64),
+                                   scalar_param("half_to_float", ArgKind::Scalar, kBool), tensor_param("out", Role::Output)}};
+  kgb_arg args[4];
+  args[0].t = &in;
+  args[1].i = 1;
+  args[2].i = 0;
+  args[3].t = &out;
+  const auto r = kgb::aten_dispatch::call_operator(entry, args, 4, cpu);
+  REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
+  CHECK(r.message == "aten::_softmax.out");
+  CHECK(at::allclose(view, at::softmax(self, 1)));
+  CHECK(storage.slice(1, 1, 12, 2).eq(7).all().item<bool>());
 }

@@ -140,6 +140,21 @@ constexpr Exception kExceptions[] = {
      "libtorch 1.13 has no CPU Half reflection_pad1d_backward; checked against torch 2.x on the GPU host"},
     {"aten/reflection_pad1d_backward", "bf16",
      "libtorch 1.13 has no CPU BFloat16 reflection_pad1d_backward; checked against torch 2.x on the GPU host"},
+    {"aten/_softmax", "T=f16,U=f16",
+     "libtorch 1.13 has no CPU Half softmax kernel (softmax_kernel_impl / softmax_lastdim_kernel_impl; added in 2.2); "
+     "checked against torch 2.x on the GPU host"},
+    {"aten/_softmax", "T=f16,U=f32",
+     "half_to_float is rejected by every CPU libtorch (softmax_cpu_out: \"softmax with half to float conversion is not "
+     "supported on CPU\", 1.13 and 2.x); the fused f16-in f32-out softmax exists only in ATen's CUDA kernel: the "
+     "strict run on the GPU host compares it on CUDA tensors"},
+    {"aten/pairwise_distance", "f16",
+     "libtorch 1.13's CPU Half norm accumulates in half: eps-only rows (x1 == x2) square 1e-6 to 0, a 40999-long "
+     "p = 1 row stalls at 2^-8 (0.0039 for 0.0415), 45-long rows are 2 ulp off; the task accumulates in float as "
+     "ATen's CUDA norm does; checked against torch 2.x on the GPU host"},
+    {"aten/pairwise_distance", "bf16",
+     "libtorch 1.13's CPU BFloat16 norm accumulates in bfloat16 (a sum of 256 eps = 2.556e-4 comes out 2.460e-4, "
+     "45-long p = 1 rows 46.25 -> 45.5); the task accumulates in float as ATen's CUDA norm does; checked against "
+     "torch 2.x on the GPU host"},
     {"*", "*f8e4m3fn*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
     {"*", "*f8e5m2*", "libtorch 1.13 has no float8 dtypes; checked against torch 2.x on the GPU host"},
 };

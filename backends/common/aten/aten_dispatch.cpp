@@ -465,7 +465,9 @@ CallResult call_operator(const wire::EntrySignature& entry, const kgb_arg* args,
   // Not every out= kernel honours a non-contiguous out: im2col_out (CPU and
   // CUDA, 1.13 and 2.x) resizes it to its own size, a no-op, then writes its
   // storage as if it were contiguous; 1.13's reflection_pad1d_backward
-  // grad_input scrambles a stepped, padded or transposed one. Such outs get a contiguous tensor for
+  // grad_input scrambles a stepped, padded or transposed one, and _softmax.out
+  // (structured, its meta function names no strides) gets no proxy for a
+  // strided out. Such outs get a contiguous tensor for
   // the call, copied into our view afterwards: the same values, written
   // only inside the view.
   std::vector<std::pair<at::Tensor, at::Tensor>> strided_outs;  // (our view, the tensor passed)

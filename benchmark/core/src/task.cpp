@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -509,6 +511,17 @@ class SpecReader {
     return p;
   }
 
+  // JSON has no infinities or NaN: float scalars spell them as strings
+  // (pairwise_distance's p = inf, renorm's p = inf).
+  static std::optional<double> non_finite(const json& v) {
+    if (!v.is_string()) return std::nullopt;
+    const std::string& text = v.get_ref<const std::string&>();
+    if (text == "inf" || text == "+inf") return std::numeric_limits<double>::infinity();
+    if (text == "-inf") return -std::numeric_limits<double>::infinity();
+    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    return std::nullopt;
+  }
+
   Result<ScalarValue> scalar_value(const json& v, const Param& p, const std::string& path) const {
     if (v.is_null()) {
       if (!p.optional) return error(path, "null (None) is only allowed for an optional parameter");
@@ -526,7 +539,8 @@ class SpecReader {
         }
         return ScalarValue::of_int(v.get<int64_t>());
       case ScalarType::Float64:
-        if (!v.is_number()) return error(path, "expected a number, found " + v.dump());
+        if (auto x = non_finite(v)) return ScalarValue::of_float(*x);
+        if (!v.is_number()) return error(path, "expected a number or \"inf\", \"-inf\", \"nan\", found " + v.dump());
         return ScalarValue::of_float(v.get<double>());
       case ScalarType::Bool:
         if (v.is_boolean()) return ScalarValue::of_bool(v.get<bool>());
@@ -544,6 +558,7 @@ class SpecReader {
         if (v.is_boolean()) return ScalarValue::of_bool(v.get<bool>());
         if (v.is_number_integer()) return ScalarValue::of_int(v.get<int64_t>());
         if (v.is_number_float()) return ScalarValue::of_float(v.get<double>());
+        if (auto x = non_finite(v)) return ScalarValue::of_float(*x);
         if (v.is_object() && v.size() == 1 && v.contains("c")) {
           const json& c = v["c"];
           if (!c.is_array() || c.size() != 2 || !c[0].is_number() || !c[1].is_number())
@@ -565,7 +580,7 @@ class SpecReader {
             return error(at(path, "i"), "expected a decimal 64-bit integer in a string, found \"" + text + "\"");
           }
         }
-        return error(path, "expected an ATen Scalar: a number, true/false, {\"c\": [re, im]} or {\"i\": \"<int64>\"}, found " + v.dump());
+        return error(path, "expected an ATen Scalar: a number, \"inf\", \"-inf\", \"nan\", true/false, {\"c\": [re, im]} or {\"i\": \"<int64>\"}, found " + v.dump());
       }
       case ScalarType::Enum: {
         if (!v.is_string()) return error(path, "expected one of the enum's names, found " + v.dump());
