@@ -196,6 +196,8 @@ TEST_CASE("a non-contiguous out of an out= call gets the op's values, its paddin
   CHECK(r.message == "aten::im2col.out");
   CHECK(view.equal(expected));
   CHECK(storage.narrow(2, 20, 3).eq(-7).all().item<bool>());
+}
+
 TEST_CASE("an out= kernel that ignores output strides writes a non-contiguous output through a temporary" *
           doctest::test_suite("dispatch")) {
   // reflection_pad1d_backward.grad_input writes grad_input as if contiguous
@@ -237,6 +239,9 @@ TEST_CASE("an out= kernel that ignores output strides writes a non-contiguous ou
     const auto r = kgb::aten_dispatch::call_operator(entry, args, 4, cpu);
     REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
     CHECK(view.equal(expected));
+  }
+}
+
 // to.device has a required Device argument and no counterpart in the ABI (one
 // device holds every tensor of an entry): the dispatcher passes the device the
 // call runs on. With nothing to change ATen returns self, which the view
@@ -294,6 +299,8 @@ TEST_CASE("to.device runs on the call's device" * doctest::test_suite("dispatch"
     REQUIRE_MESSAGE(r.status == KGB_OK, r.message);
     CHECK(fresh.equal(self.to(at::kLong)));
   }
+}
+
 // _softmax.out writes its out as if it were contiguous (libtorch 1.13 and
 // 2.x); the dispatcher hands it a contiguous tensor and copies the values into
 // a strided out of ours, leaving the elements between them alone.
