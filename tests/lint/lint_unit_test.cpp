@@ -13,6 +13,7 @@
 #include "kgb/paths.h"
 #include "kgb/lint.h"
 #include "patterns.h"
+#include "rules/line_marker.h"
 #include "rules/opencl_conditional.h"
 #include "policy.h"
 
@@ -367,5 +368,20 @@ TEST_CASE("OpenCL C programs may branch on their own macros, not on the driver's
   for (const char* name : {"TILE", "KGB_DT", "NEED_FP64", "B_TENSOR", "RM", "_tile", "FLT_MAX", "NVIDIA_LIKE", "clamp"}) {
     CAPTURE(name);
     CHECK(driver_macro_family(name).empty());
+  }
+}
+
+TEST_CASE("conditional directives are found however they are spelled, and only directives") {
+  for (const char* text : {"#if X\n#endif\n", "  /* c */ # ifdef X\n#endif\n", "%:ifndef X\n%:endif\n",
+                           "??=if 1\n??=endif\n", "#\\\nif 1\n#endif\n", "int a;\n#else\n", "#elif 1\n"}) {
+    const std::string source = text;
+    CAPTURE(source);
+    CHECK(has_conditional_directive(source));
+  }
+  for (const char* text : {"", "#include <x>\n#define IF 1\n", "const char* s = \"\\n#if 1\";\n",
+                           "const char* s = R\"(\n#if 1\n#endif\n)\";\n", "// #if 1\n", "int a = 1; # if\n"}) {
+    const std::string source = text;
+    CAPTURE(source);
+    CHECK_FALSE(has_conditional_directive(source));
   }
 }

@@ -157,11 +157,14 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
   PreludeCache* prelude_cache = cache ? &*cache : nullptr;
   // The platform's compiler preprocesses the candidate with the compile
   // step's flags while Clang parses it (unlinted-code).
+  // A source without conditional directives has the same lines in every
+  // configuration: the compiler is asked only when a parse stops early.
   std::unique_ptr<CompilerView> compiler;
   const RuleEntry* unlinted = find_rule("unlinted-code");
-  if (request.language != Language::OpenCLC && unlinted && !plan.passes.empty() &&
-      rule_severity(*unlinted, make_setup(request, plan, plan.passes.front())) != "off")
-    compiler = CompilerView::start(request, nullptr);
+  const bool compare_with_compiler = request.language != Language::OpenCLC && unlinted && !plan.passes.empty() &&
+                                     rule_severity(*unlinted, make_setup(request, plan, plan.passes.front())) != "off";
+  if (compare_with_compiler && has_conditional_directive(request.source)) compiler = CompilerView::start(request, nullptr);
+  bool stopped_early = false;
   // Inside the forked child (disable_free), the passes after the first (the
   // host side of CUDA and HIP) run in helper children, side by side with the
   // first: with a free core the two parses take the time of one. A helper
@@ -184,8 +187,10 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
     diagnostics.add(std::move(result.diagnostics), report.diagnostics);
     sink.merge(std::move(result.findings));
     // What a parse that stopped early never read counts as skipped.
-    if (result.parsed_until < request.source.size())
+    if (result.parsed_until < request.source.size()) {
       result.skipped.push_back({result.parsed_until, static_cast<unsigned>(request.source.size())});
+      stopped_early = true;
+    }
     skipped.push_back(std::move(result.skipped));
     report.passes.push_back(pass.name);
   }
@@ -221,6 +226,7 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
     const RuleSetup setup = make_setup(request, plan, plan.passes.front());
     const std::vector<SkippedRange> missed = skipped_by_all(skipped);
     scan_inactive_code(request.source, missed, setup, sink);
+    if (!compiler && compare_with_compiler && stopped_early) compiler = CompilerView::start(request, nullptr);
     if (compiler) {
       std::vector<std::string> lint_passes(report.passes.begin(), report.passes.begin() + plan.passes.size());
       auto compiled = compiler->finish(request.time_limit_seconds);

@@ -1,5 +1,6 @@
 #include "rules/line_marker.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,28 @@ struct RawToken {
 
 // The raw tokens of `text` from `begin`, in every branch, active or not;
 // digraphs (`%:line`) and trigraphs (`??=line`) spell `#` too.
-std::vector<RawToken> raw_tokens(const std::string& text, size_t begin) {
+// `text` with every line splice (a backslash or `??/` before a newline) turned
+// into blanks of the same length, so `#\<newline>line` lexes as the directive
+// it is and offsets stay those of the original.
+std::string without_splices(const std::string& text) {
+  std::string out = text;
+  for (size_t at = 0; at < out.size(); ++at) {
+    size_t length = 0;
+    if (out[at] == '\\') length = 1;
+    else if (out.compare(at, 3, "?\?/") == 0) length = 3;
+    if (!length) continue;
+    size_t end = at + length;
+    if (end < out.size() && out[end] == '\r') ++end;
+    if (end < out.size() && out[end] == '\n') {
+      std::fill(out.begin() + static_cast<long>(at), out.begin() + static_cast<long>(end) + 1, ' ');
+      at = end;
+    }
+  }
+  return out;
+}
+
+std::vector<RawToken> raw_tokens(const std::string& original, size_t begin) {
+  const std::string text = without_splices(original);
   clang::LangOptions options;
   options.CPlusPlus = options.CPlusPlus11 = options.CPlusPlus14 = options.CPlusPlus17 = true;
   options.LineComment = true;
@@ -103,6 +125,18 @@ std::vector<size_t> scan_line_markers(const std::string& text, size_t begin, int
     sink.add(std::move(f), "line-marker|" + std::to_string(f.line));
   }
   return found;
+}
+
+bool has_conditional_directive(const std::string& text) {
+  const std::vector<RawToken> tokens = raw_tokens(text, 0);
+  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+    if (tokens[i].kind != clang::tok::hash || !tokens[i].line_start || tokens[i + 1].line_start) continue;
+    const std::string& name = tokens[i + 1].identifier;
+    if (name == "if" || name == "ifdef" || name == "ifndef" || name == "elif" || name == "else" || name == "elifdef" ||
+        name == "elifndef")
+      return true;
+  }
+  return false;
 }
 
 void blank_directives(std::string& text, const std::vector<size_t>& offsets) {

@@ -18,6 +18,11 @@ namespace kgb::lint::detail {
 std::vector<size_t> scan_line_markers(const std::string& text, size_t begin, int first_line, const RuleSetup& setup,
                        FindingSink& sink);
 
+// True when `text` holds a conditional directive (#if, #ifdef, #elif, #else,
+// ...) in any branch: without one, every line is in every configuration, and
+// no compiler can take a line a parse skipped.
+bool has_conditional_directive(const std::string& text);
+
 // Blanks the directives at `offsets` (to the end of their logical line), so a
 // text parsed after the scan keeps its real line numbers.
 void blank_directives(std::string& text, const std::vector<size_t>& offsets);
