@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "patterns.h"
 
 namespace kgb::lint::testing {
@@ -90,6 +92,8 @@ void apply_header(const std::string& text, Fixture& f, std::string& params, std:
       const auto second = value.find('=');
       if (second == std::string::npos) f.problems.push_back("option without value: " + value);
       else f.options[value.substr(0, second)] = value.substr(second + 1);
+    } else if (key == "descriptor") {
+      f.descriptor = value;
     } else if (key == "parse") {
       f.expect_parse_errors = value == "error";
     } else {
@@ -120,6 +124,15 @@ Fixture load_fixture(const std::filesystem::path& path) {
     }
   }
   if (f.platform.backend.empty()) f.problems.push_back("no platform in the header");
+  if (!f.descriptor.empty()) {
+    auto real = load_platform(f.descriptor);
+    if (!real) {
+      f.problems.push_back("unknown descriptor " + f.descriptor + ": " + real.error().message);
+    } else {
+      if (real->backend != f.platform.backend) f.problems.push_back("descriptor " + f.descriptor + " is not " + f.platform.backend);
+      f.platform = std::move(*real);
+    }
+  }
   if (f.task) {
     for (const auto& p : detail::split_list(params)) f.task->params.push_back(make_param(p, f));
     for (const auto& d : detail::split_list(dtypes)) {
@@ -145,6 +158,16 @@ std::vector<std::filesystem::path> fixture_files(const std::filesystem::path& di
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+bool compiler_missing(const Fixture& fixture) {
+  if (fixture.descriptor.empty() || fixture.platform.compile_command.empty()) return false;
+  const std::string program = fixture.platform.compile_command.front();
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((std::filesystem::path(dir) / program).c_str(), X_OK) == 0) return false;
+  return true;
 }
 
 LintRequest fixture_request(const Fixture& fixture, const std::filesystem::path& cache_dir) {

@@ -7,11 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler_view.h"
 #include "input_check.h"
 #include "invocation.h"
 #include "kgb/paths.h"
 #include "kgb/lint.h"
 #include "patterns.h"
+#include "rules/line_marker.h"
+#include "rules/opencl_conditional.h"
 #include "policy.h"
 
 using namespace kgb;
@@ -277,4 +280,108 @@ TEST_CASE("the toolchain's atomic helpers are allowed per target, and nothing ne
     CHECK_FALSE(matches(riscv, foreign));
   }
   CHECK(toolchain_atomic_helpers("sm_90").empty());
+}
+
+TEST_CASE("compiled lines follow the line markers of the compiler's preprocessed output") {
+  // What g++ -E -dD -dI prints: markers for headers and the command line,
+  // the candidate's #define and #include lines, blank runs, a raw string
+  // over several lines.
+  const std::string preprocessed =
+      "# 0 \"candidate.cpp\"\n"
+      "# 0 \"<built-in>\"\n"
+      "#define __GNUC__ 12\n"
+      "# 1 \"candidate.cpp\"\n"
+      "#include <cstdint>\n"
+      "# 1 \"/usr/include/c++/12/cstdint\" 1 3\n"
+      "typedef int int32_t;\n"
+      "# 2 \"candidate.cpp\" 2\n"
+      "\n"
+      "#define CACHE 1\n"
+      "static int g;\n"
+      "\n"
+      "\n"
+      "const char* s = R\"(a\n"
+      "b)\";\n"
+      "# 40 \"candidate.cpp\"\n"
+      "  int late;\n"
+      "#line 50 \"candidate.cpp\"\n"
+      "int fifty;\n";
+  CHECK(compiled_lines(preprocessed, "candidate.cpp") == std::set<int>{1, 3, 4, 7, 8, 40, 50});
+  CHECK(compiled_lines(preprocessed, "other.cpp").empty());
+  CHECK(compiled_lines("", "candidate.cpp").empty());
+  // A header's lines never count as the candidate's, even at the same numbers.
+  CHECK(compiled_lines("# 1 \"candidate.cpp\"\n# 1 \"x.h\" 1\nint a;\n", "candidate.cpp").empty());
+}
+
+TEST_CASE("nvcc --dryrun yields its host and device preprocessing runs, pointed at lint's files") {
+  const std::string dryrun =
+      "#$ _NVVM_BRANCH_=nvvm\n"
+      "#$ INCLUDES=\"-I/usr/local/cuda/bin/../targets/x86_64-linux/include\"  \n"
+      "#$ gcc -std=c++17 -D__CUDA_ARCH_LIST__=900 -E -x c++ -D__CUDACC__ -D__NVCC__  -O3 -I\"/abi\" "
+      "\"-isystem\" \"/cuda/include/cccl\" -include \"cuda_runtime.h\" -m64 \"candidate.cu\" -o "
+      "\"/tmp/tmpxft-5_candidate.cpp4.ii\" \n"
+      "#$ cudafe++ --c++17 --orig_src_file_name \"candidate.cu\" \"/tmp/tmpxft-5_candidate.cpp4.ii\" \n"
+      "#$ gcc -std=c++17 -D__CUDA_ARCH__=900 -E -x c++ -O3 -I\"/abi\" -include \"cuda_runtime.h\" -m64 "
+      "\"candidate.cu\" -o \"/tmp/tmpxft-7_candidate.cpp1.ii\" \n"
+      "#$ gcc -std=c++17 -D__CUDA_ARCH__=900 -c -x c++ -O3 \"/tmp/tmpxft-6_candidate.cudafe1.cpp\" -o \"candidate.o\" \n";
+  const auto passes = nvcc_preprocess_passes(dryrun, "candidate.cu", "/work/pp-");
+  REQUIRE(passes.size() == 2);
+  CHECK(passes[0].name == "nvcc host (gcc -E)");
+  CHECK(passes[1].name == "nvcc device (gcc -E)");
+  CHECK(passes[0].output_file == "/work/pp-0.ii");
+  const auto& argv = passes[0].argv;
+  CHECK(argv.front() == "gcc");
+  CHECK(std::find(argv.begin(), argv.end(), "-I/abi") != argv.end());
+  CHECK(std::find(argv.begin(), argv.end(), "-isystem") != argv.end());
+  CHECK(std::find(argv.begin(), argv.end(), "cuda_runtime.h") != argv.end());
+  CHECK(std::find(argv.begin(), argv.end(), "-dD") != argv.end());
+  const auto out = std::find(argv.begin(), argv.end(), "-o");
+  REQUIRE(out + 1 < argv.end());
+  CHECK(out[1] == "/work/pp-0.ii");
+  CHECK(std::find(argv.begin(), argv.end(), "/tmp/tmpxft-5_candidate.cpp4.ii") == argv.end());
+  CHECK(nvcc_preprocess_passes("#$ gcc -E other.cu -o x.ii\n", "candidate.cu", "/p-").empty());
+}
+
+TEST_CASE("the compiler's preprocessing passes come from the compile step's own command") {
+  std::string why;
+  const auto gcc = compiler_passes({"g++", "-std=c++17", "-O3", "-fopenmp", "-Iabi", "-c", "candidate.cpp", "-o", "candidate.o"},
+                                   "candidate.cpp", "/w", &why);
+  REQUIRE(gcc.size() == 1);
+  CHECK(gcc[0].argv == std::vector<std::string>{"g++", "-std=c++17", "-O3", "-fopenmp", "-Iabi", "-E", "-dD", "-dI",
+                                                 "candidate.cpp", "-o", "/w/preprocessed-0.ii"});
+  const auto hip = compiler_passes({"hipcc", "--offload-arch=gfx90a", "-O3", "-c", "candidate.hip", "-o", "candidate.o"},
+                                   "candidate.hip", "/w", &why);
+  REQUIRE(hip.size() == 2);
+  CHECK(hip[0].argv[1] == "--cuda-host-only");
+  CHECK(hip[1].argv[1] == "--cuda-device-only");
+  CHECK(compiler_passes({}, "candidate.cpp", "/w", &why).empty());
+  CHECK(why == "the platform has no compile command");
+}
+
+TEST_CASE("OpenCL C programs may branch on their own macros, not on the driver's") {
+  for (const char* name : {"__OPENCL_VERSION__", "__OPENCL_C_VERSION__", "__NV_CL_C_VERSION", "__has_include", "_WIN32",
+                           "cl_khr_fp16", "cl_khr_fp64", "CL_VERSION_2_0", "__opencl_c_generic_address_space",
+                           "FP_FAST_FMAF", "FULL_PROFILE", "NVIDIA", "amd", "Intel", "POCL"}) {
+    CAPTURE(name);
+    CHECK_FALSE(driver_macro_family(name).empty());
+  }
+  for (const char* name : {"TILE", "KGB_DT", "NEED_FP64", "B_TENSOR", "RM", "_tile", "FLT_MAX", "NVIDIA_LIKE", "clamp"}) {
+    CAPTURE(name);
+    CHECK(driver_macro_family(name).empty());
+  }
+}
+
+TEST_CASE("conditional directives are found however they are spelled, and only directives") {
+  for (const char* text : {"#if X\n#endif\n", "  /* c */ # ifdef X\n#endif\n", "%:ifndef X\n%:endif\n",
+                           "??=if 1\n??=endif\n", "#\\\nif 1\n#endif\n", "int a;\n#else\n", "#elif 1\n"}) {
+    const std::string source = text;
+    CAPTURE(source);
+    CHECK(has_conditional_directive(source));
+  }
+  for (const char* text : {"", "#include <x>\n#define IF 1\n", "const char* s = \"\\n#if 1\";\n",
+                           "const char* s = R\"(\n#if 1\n#endif\n)\";\n", "// #if 1\n", "int a = 1; # if\n"}) {
+    const std::string source = text;
+    CAPTURE(source);
+    CHECK_FALSE(has_conditional_directive(source));
+  }
 }

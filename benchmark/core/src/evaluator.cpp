@@ -707,17 +707,12 @@ std::string generate_glue(const Task& task) {
   return os.str();
 }
 
-CompileOutput compile_candidate(const Task& task, const Platform& platform, const std::string& source,
-                                const std::filesystem::path& work_dir, const EvalHooks& hooks) {
-  CompileOutput out;
-  auto start = Clock::now();
-  std::string source_name = "candidate." + platform.source_extension;
-  {
-    std::ofstream(work_dir / source_name, std::ios::binary) << source;
-    std::ofstream(work_dir / "glue.cpp") << generate_glue(task);
-  }
-  std::map<std::string, std::string> values{
-      {"source", source_name},
+namespace {
+
+// The placeholders of the compile and link templates.
+std::map<std::string, std::string> build_step_values(const Platform& platform) {
+  return {
+      {"source", candidate_source_name(platform)},
       {"object", "candidate.o"},
       {"glue", "glue.cpp"},
       {"exe", "candidate"},
@@ -727,6 +722,29 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
       {"source_root", source_root().string()},
       {"build_root", build_root().string()},
   };
+}
+
+}  // namespace
+
+std::string candidate_source_name(const Platform& platform) { return "candidate." + platform.source_extension; }
+
+std::vector<std::string> candidate_compile_argv(const Platform& platform) {
+  const auto values = build_step_values(platform);
+  std::vector<std::string> argv;
+  for (const auto& a : platform.compile_command) argv.push_back(substitute(a, values));
+  return argv;
+}
+
+CompileOutput compile_candidate(const Task& task, const Platform& platform, const std::string& source,
+                                const std::filesystem::path& work_dir, const EvalHooks& hooks) {
+  CompileOutput out;
+  auto start = Clock::now();
+  const std::string source_name = candidate_source_name(platform);
+  {
+    std::ofstream(work_dir / source_name, std::ios::binary) << source;
+    std::ofstream(work_dir / "glue.cpp") << generate_glue(task);
+  }
+  const std::map<std::string, std::string> values = build_step_values(platform);
   auto run_step = [&](const std::vector<std::string>& templ, const char* what) -> bool {
     std::vector<std::string> argv;
     for (const auto& a : templ) argv.push_back(substitute(a, values));

@@ -1,5 +1,7 @@
 #include "frontend.h"
 
+#include <algorithm>
+
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/Basic/Diagnostic.h>
@@ -131,6 +133,23 @@ class SkippedRangeRecorder : public PPCallbacks {
   std::vector<SkippedRange>& out_;
 };
 
+// How far the preprocessor got in the candidate: a fatal error (an #include
+// only Clang cannot find) or too many errors end the parse early, and what
+// follows was never seen by the rules.
+struct ParseProgress {
+  bool reached_end = false;
+  unsigned furthest = 0;  // offset after the last token read from the candidate
+};
+
+class ProgressRecorder : public PPCallbacks {
+ public:
+  explicit ProgressRecorder(ParseProgress& progress) : progress_(progress) {}
+  void EndOfMainFile() override { progress_.reached_end = true; }
+
+ private:
+  ParseProgress& progress_;
+};
+
 class LintConsumer : public ASTConsumer {
  public:
   LintConsumer(PassState& state, std::vector<std::unique_ptr<Rule>>& rules, bool& consumed)
@@ -162,8 +181,8 @@ class LintConsumer : public ASTConsumer {
 
 class LintAction : public ASTFrontendAction {
  public:
-  LintAction(PassState& state, std::vector<SkippedRange>& skipped, bool& consumed)
-      : state_(state), skipped_(skipped), consumed_(consumed) {}
+  LintAction(PassState& state, std::vector<SkippedRange>& skipped, ParseProgress& progress, bool& consumed)
+      : state_(state), skipped_(skipped), progress_(progress), consumed_(consumed) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& compiler, llvm::StringRef) override {
     state_.sources = &compiler.getSourceManager();
@@ -172,12 +191,20 @@ class LintAction : public ASTFrontendAction {
     for (auto& rule : rules_) rule->register_pp_callbacks(compiler.getPreprocessor());
     compiler.getPreprocessor().addPPCallbacks(
         std::make_unique<SkippedRangeRecorder>(compiler.getSourceManager(), skipped_));
+    compiler.getPreprocessor().addPPCallbacks(std::make_unique<ProgressRecorder>(progress_));
+    const SourceManager& sources = compiler.getSourceManager();
+    compiler.getPreprocessor().setTokenWatcher([&sources, &progress = progress_](const Token& token) {
+      const SourceLocation location = sources.getExpansionLoc(token.getLocation());
+      if (location.isInvalid() || sources.getFileID(location) != sources.getMainFileID()) return;
+      progress.furthest = std::max(progress.furthest, sources.getFileOffset(location) + token.getLength());
+    });
     return std::make_unique<LintConsumer>(state_, rules_, consumed_);
   }
 
  private:
   PassState& state_;
   std::vector<SkippedRange>& skipped_;
+  ParseProgress& progress_;
   bool& consumed_;
   std::vector<std::unique_ptr<Rule>> rules_;
 };
@@ -239,13 +266,15 @@ PassResult run_pass(const PassInput& input) {
   auto files = make_files(*input.pass, input.main_path, input.source);
   DiagnosticCollector diagnostics(state.setup);
   bool consumed = false;
-  InvocationRunner runner([&] { return std::make_unique<LintAction>(state, result.skipped, consumed); },
+  ParseProgress progress;
+  InvocationRunner runner([&] { return std::make_unique<LintAction>(state, result.skipped, progress, consumed); },
                           input.precompiled_prelude, "", input.disable_free);
   tooling::ToolInvocation invocation(command_line(*input.pass, input.main_path), &runner, files.get(),
                                      std::make_shared<PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&diagnostics);
   invocation.run();
   result.ran = consumed;
+  if (!progress.reached_end) result.parsed_until = progress.furthest;
   result.had_errors = diagnostics.had_errors();
   result.diagnostics = diagnostics.take();
   return result;

@@ -34,6 +34,10 @@ struct PassResult {
   std::vector<Diagnostic> diagnostics;
   FindingSink findings;
   std::vector<SkippedRange> skipped;  // inactive preprocessor branches of the candidate
+  // Where the parse stopped in the candidate (a fatal error, too many errors):
+  // the offset after the last token read; kWholeFile when it reached the end.
+  static constexpr unsigned kWholeFile = ~0u;
+  unsigned parsed_until = kWholeFile;
 };
 
 PassResult run_pass(const PassInput& input);

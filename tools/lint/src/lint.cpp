@@ -12,12 +12,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler_view.h"
 #include "frontend.h"
 #include "input_check.h"
 #include "invocation.h"
 #include "isolation.h"
 #include "prelude_cache.h"
 #include "rules/inactive_code.h"
+#include "rules/line_marker.h"
+#include "rules/opencl_conditional.h"
+#include "rules/unlinted_code.h"
 #include "toolchain_paths.h"
 
 namespace kgb::lint {
@@ -94,6 +98,7 @@ std::string serialise(const PassResult& result) {
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& range : result.skipped) skipped.push_back({range.begin, range.end});
   j["skipped"] = std::move(skipped);
+  j["parsed_until"] = result.parsed_until;
   return j.dump();
 }
 
@@ -107,6 +112,7 @@ std::optional<PassResult> deserialise(const std::string& text) {
     for (const auto& item : j.at("findings"))
       result.findings.add(item.at("finding").get<LintFinding>(), item.at("key").get<std::string>());
     for (const auto& range : j.at("skipped")) result.skipped.push_back({range.at(0).get<unsigned>(), range.at(1).get<unsigned>()});
+    result.parsed_until = j.at("parsed_until").get<unsigned>();
     return result;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -149,6 +155,16 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
     return input;
   };
   PreludeCache* prelude_cache = cache ? &*cache : nullptr;
+  // The platform's compiler preprocesses the candidate with the compile
+  // step's flags while Clang parses it (unlinted-code).
+  // A source without conditional directives has the same lines in every
+  // configuration: the compiler is asked only when a parse stops early.
+  std::unique_ptr<CompilerView> compiler;
+  const RuleEntry* unlinted = find_rule("unlinted-code");
+  const bool compare_with_compiler = request.language != Language::OpenCLC && unlinted && !plan.passes.empty() &&
+                                     rule_severity(*unlinted, make_setup(request, plan, plan.passes.front())) != "off";
+  if (compare_with_compiler && has_conditional_directive(request.source)) compiler = CompilerView::start(request, nullptr);
+  bool stopped_early = false;
   // Inside the forked child (disable_free), the passes after the first (the
   // host side of CUDA and HIP) run in helper children, side by side with the
   // first: with a free core the two parses take the time of one. A helper
@@ -170,11 +186,28 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
     report.parse_ok = report.parse_ok && result.ran && !result.had_errors;
     diagnostics.add(std::move(result.diagnostics), report.diagnostics);
     sink.merge(std::move(result.findings));
+    // What a parse that stopped early never read counts as skipped.
+    if (result.parsed_until < request.source.size()) {
+      result.skipped.push_back({result.parsed_until, static_cast<unsigned>(request.source.size())});
+      stopped_early = true;
+    }
     skipped.push_back(std::move(result.skipped));
     report.passes.push_back(pass.name);
   }
 
   const ParsePass opencl = opencl_c_pass();
+  // Line control in the candidate's own text (not lint's #line in front of
+  // the OpenCL programs it extracts), rejected; in the programs it is then
+  // blanked so their findings keep the launcher's real lines. The programs
+  // may not branch on the driver's macros either.
+  const RuleSetup program_setup = make_setup(request, plan, opencl);
+  scan_line_markers(request.source, 0, 1, make_setup(request, plan, plan.passes.empty() ? opencl : plan.passes.front()), sink);
+  if (request.language == Language::OpenCLC) scan_opencl_conditionals(request.source, 0, 1, program_setup, sink);
+  for (EmbeddedProgram& program : programs) {
+    scan_opencl_conditionals(program.text, program.candidate_offset, program.line, program_setup, sink);
+    blank_directives(program.text,
+                     scan_line_markers(program.text, program.candidate_offset, program.line, program_setup, sink));
+  }
   for (size_t i = 0; i < programs.size(); ++i) {
     PassInput input;
     input.pass = &opencl;
@@ -189,8 +222,18 @@ LintReport run_lint_job(const LintRequest& request, bool disable_free) {
     report.passes.push_back("opencl-c@" + std::to_string(programs[i].line));
   }
 
-  if (!plan.passes.empty())
-    scan_inactive_code(request.source, skipped_by_all(skipped), make_setup(request, plan, plan.passes.front()), sink);
+  if (!plan.passes.empty()) {
+    const RuleSetup setup = make_setup(request, plan, plan.passes.front());
+    const std::vector<SkippedRange> missed = skipped_by_all(skipped);
+    scan_inactive_code(request.source, missed, setup, sink);
+    if (!compiler && compare_with_compiler && stopped_early) compiler = CompilerView::start(request, nullptr);
+    if (compiler) {
+      std::vector<std::string> lint_passes(report.passes.begin(), report.passes.begin() + plan.passes.size());
+      auto compiled = compiler->finish(request.time_limit_seconds);
+      if (compiled) check_unlinted_code(request.source, *compiled, missed, lint_passes, setup, sink);
+      else report_unlinted_unknown(compiled.error().message, setup, sink);
+    }
+  }
   report.findings = sink.take();
   sort_findings(report.findings);
   return report;

@@ -119,6 +119,12 @@ struct CompileOutput {
 };
 CompileOutput compile_candidate(const Task& task, const Platform& platform, const std::string& source,
                                 const std::filesystem::path& work_dir, const EvalHooks& hooks);
+// The compile step's command, run in its working folder where the candidate is
+// saved as candidate_source_name(): the platform's template with every
+// placeholder filled. Lint runs the same compiler with the same flags to see
+// which lines it compiles (unlinted-code).
+std::string candidate_source_name(const Platform& platform);
+std::vector<std::string> candidate_compile_argv(const Platform& platform);
 
 // The generated adapter from the task's entry points (primary and overloads)
 // to the runner's uniform call.

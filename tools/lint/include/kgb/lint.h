@@ -137,6 +137,11 @@ void from_json(const nlohmann::json& j, LintReport& report);
 //   inactive-code          reject  a forbidden name or #include in a preprocessor branch the lint
 //                                  did not compile (e.g. #ifdef __NVCC__): those branches may
 //                                  still be compiled by the platform's compiler
+//   unlinted-code          reject  a line the platform's compiler compiles (its preprocessor, run
+//                                  with the compile step's command) that no lint pass parsed
+//   line-marker            reject  #line, GNU line markers and system_header pragmas anywhere
+//   opencl-conditional     reject  an OpenCL C directive naming a driver's macro (__OPENCL_VERSION__,
+//                                  cl_khr_*, vendor names): the driver decides such branches
 // and, from lint() itself: lint-input-too-large, lint-input-not-text, lint-timeout,
 // lint-crashed (all reject). From check_object_symbols(): symbol-allowlist,
 // symbol-interposition (reject) and symbol-check-failed (reject: unreadable object).

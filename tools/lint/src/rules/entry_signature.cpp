@@ -20,7 +20,7 @@ class EntrySignatureRule : public Rule {
   void register_matchers(MatchFinder& finder) override {
     // Every entry point of the task: the primary and one per overload.
     for (const Task* entry : state_.setup.task->entries())
-      finder.addMatcher(functionDecl(hasName(entry->entry), isExpansionInMainFile()).bind("entry"), this);
+      finder.addMatcher(functionDecl(hasName(entry->entry), isExpansionInCandidateFile()).bind("entry"), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {

@@ -48,7 +48,7 @@ class ExtraConcurrencyRule : public NameRule {
     NameRule::register_matchers(finder);
     using namespace clang::ast_matchers;
     if (state_.setup.language == Language::Cuda || state_.setup.language == Language::Hip)
-      finder.addMatcher(cudaKernelCallExpr(isExpansionInMainFile()).bind("launch"), this);
+      finder.addMatcher(cudaKernelCallExpr(isExpansionInCandidateFile()).bind("launch"), this);
   }
 
   void check(const clang::ast_matchers::MatchFinder::MatchResult& result) override {

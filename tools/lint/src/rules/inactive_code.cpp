@@ -8,6 +8,7 @@
 
 #include "rules/name_rule.h"
 #include "rules/rules.h"
+#include "rules/source_lines.h"
 
 namespace kgb::lint::detail {
 namespace {
@@ -33,31 +34,6 @@ std::vector<NamedSpec> applicable_specs(const RuleSetup& setup) {
   }
   return out;
 }
-
-class LineIndex {
- public:
-  explicit LineIndex(const std::string& text) {
-    starts_.push_back(0);
-    for (size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') starts_.push_back(i + 1);
-  }
-  std::pair<int, int> at(size_t offset) const {
-    auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
-    const size_t line = static_cast<size_t>(it - starts_.begin());
-    return {static_cast<int>(line), static_cast<int>(offset - starts_[line - 1] + 1)};
-  }
-  std::string line_text(const std::string& text, int line) const {
-    const size_t begin = starts_[line - 1];
-    size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    std::string out = text.substr(begin, std::min<size_t>(end - begin, 200));
-    if (!out.empty() && out.back() == '\r') out.pop_back();
-    return out;
-  }
-
- private:
-  std::vector<size_t> starts_;
-};
 
 bool looks_like_api_name(const std::string& name) {
   // Lower-case words (time, read, signal) are only matched when called; names
@@ -90,7 +66,7 @@ void scan_inactive_code(const std::string& source, const std::vector<SkippedRang
   if (severity == "off") return;
   const std::vector<NamedSpec> specs = applicable_specs(setup);
   const std::vector<std::string> allowlist = include_allowlist_for(setup);
-  const LineIndex lines(source);
+  const SourceLines lines(source);
 
   const auto report = [&](size_t offset, const std::string& message, const std::string& hint, const std::string& key) {
     LintFinding f;

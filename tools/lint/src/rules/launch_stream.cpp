@@ -17,9 +17,9 @@ class LaunchStreamRule : public Rule {
   using Rule::Rule;
 
   void register_matchers(MatchFinder& finder) override {
-    finder.addMatcher(cudaKernelCallExpr(isExpansionInMainFile()).bind("launch"), this);
+    finder.addMatcher(cudaKernelCallExpr(isExpansionInCandidateFile()).bind("launch"), this);
     finder.addMatcher(
-        callExpr(isExpansionInMainFile(),
+        callExpr(isExpansionInCandidateFile(),
                  callee(functionDecl(matchesName("^::(cuda|hip)(Memcpy|Memset|MemcpyToSymbol|MemcpyFromSymbol|"
                                                  "Memcpy2D|Memset2D|Malloc|Free|LaunchKernel|LaunchCooperativeKernel)"
                                                  "(Async)?(_ptsz|_ptds|_spt)?$"))

@@ -38,7 +38,7 @@ class MutableGlobalStateRule : public Rule {
   using Rule::Rule;
 
   void register_matchers(MatchFinder& finder) override {
-    finder.addMatcher(varDecl(hasGlobalStorage(), isExpansionInMainFile()).bind("var"), this);
+    finder.addMatcher(varDecl(hasGlobalStorage(), isExpansionInCandidateFile()).bind("var"), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {

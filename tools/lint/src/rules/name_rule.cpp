@@ -85,14 +85,14 @@ void NameRule::register_pp_callbacks(Preprocessor& preprocessor) {
 }
 
 void NameRule::register_matchers(MatchFinder& finder) {
-  finder.addMatcher(declRefExpr(isExpansionInMainFile()).bind("ref"), this);
-  finder.addMatcher(memberExpr(isExpansionInMainFile()).bind("member"), this);
-  finder.addMatcher(cxxConstructExpr(isExpansionInMainFile()).bind("construct"), this);
+  finder.addMatcher(declRefExpr(isExpansionInCandidateFile()).bind("ref"), this);
+  finder.addMatcher(memberExpr(isExpansionInCandidateFile()).bind("member"), this);
+  finder.addMatcher(cxxConstructExpr(isExpansionInCandidateFile()).bind("construct"), this);
   // A type in a qualifier (std::thread::hardware_concurrency) is judged by the
   // full name of what it qualifies, through the reference itself.
-  finder.addMatcher(typeLoc(isExpansionInMainFile(), unless(hasParent(nestedNameSpecifierLoc()))).bind("type"), this);
+  finder.addMatcher(typeLoc(isExpansionInCandidateFile(), unless(hasParent(nestedNameSpecifierLoc()))).bind("type"), this);
   // Matched as a Stmt: AsmStmt::getBeginLoc() itself is invalid, only its subclasses locate.
-  if (!spec_.asm_markers.empty()) finder.addMatcher(stmt(asmStmt(), isExpansionInMainFile()).bind("asm"), this);
+  if (!spec_.asm_markers.empty()) finder.addMatcher(stmt(asmStmt(), isExpansionInCandidateFile()).bind("asm"), this);
 }
 
 void NameRule::onStartOfTranslationUnit() {

@@ -84,8 +84,8 @@ class OpenCLKernelSourceRule : public Rule {
   using Rule::Rule;
 
   void register_matchers(MatchFinder& finder) override {
-    finder.addMatcher(stringLiteral(isExpansionInMainFile()).bind("literal"), this);
-    finder.addMatcher(declRefExpr(isExpansionInMainFile(), to(functionDecl().bind("callee"))), this);
+    finder.addMatcher(stringLiteral(isExpansionInCandidateFile()).bind("literal"), this);
+    finder.addMatcher(declRefExpr(isExpansionInCandidateFile(), to(functionDecl().bind("callee"))), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
@@ -115,7 +115,9 @@ class OpenCLKernelSourceRule : public Rule {
     }
     EmbeddedProgram program;
     program.line = line;
-    program.text = prefix + "#line " + std::to_string(line) + " \"" + state_.setup.main_path + ".opencl\"\n" + text;
+    program.text = prefix + "#line " + std::to_string(line) + " \"" + state_.setup.main_path + ".opencl\"\n";
+    program.candidate_offset = program.text.size();
+    program.text += text;
     if (state_.programs) state_.programs->push_back(std::move(program));
   }
 

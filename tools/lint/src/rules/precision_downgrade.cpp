@@ -58,9 +58,9 @@ class PrecisionDowngradeRule : public Rule {
   }
 
   void register_matchers(MatchFinder& finder) override {
-    finder.addMatcher(typeLoc(isExpansionInMainFile()).bind("type"), this);
-    finder.addMatcher(declRefExpr(isExpansionInMainFile(), to(functionDecl())).bind("ref"), this);
-    finder.addMatcher(stmt(asmStmt(), isExpansionInMainFile()).bind("asm"), this);
+    finder.addMatcher(typeLoc(isExpansionInCandidateFile()).bind("type"), this);
+    finder.addMatcher(declRefExpr(isExpansionInCandidateFile(), to(functionDecl())).bind("ref"), this);
+    finder.addMatcher(stmt(asmStmt(), isExpansionInCandidateFile()).bind("asm"), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {

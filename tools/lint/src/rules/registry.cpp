@@ -126,6 +126,38 @@ std::vector<RuleEntry> make_registry() {
                    {},
                    false,
                    create_opencl_kernel_source});
+  rules.push_back({{"line-marker",
+                    "#line directives, GNU line markers (# N \"file\" flags) and #pragma GCC/clang system_header "
+                    "in candidate code, OpenCL programs included: they rename the candidate's lines, up to passing "
+                    "them off as a system header.",
+                    "reject",
+                    {severity_option("reject")}},
+                   languages(kAll),
+                   {},
+                   false,
+                   nullptr});
+  rules.push_back({{"opencl-conditional",
+                    "A preprocessor conditional, #define or #undef in an OpenCL C program that names a macro the "
+                    "driver defines (reserved names, cl_* and CL_* extension and version names, __opencl_c_* "
+                    "features, FP_FAST_FMA*, profile and vendor names): the driver's preprocessor, which lint cannot "
+                    "run, decides such branches.",
+                    "reject",
+                    {severity_option("reject"), {"extra", "", "comma-separated macro names allowed all the same"}}},
+                   {Language::OpenCLC},
+                   {},
+                   false,
+                   nullptr});
+  rules.push_back({{"unlinted-code",
+                    "A line the platform's compiler compiles (its own preprocessor, run with the compile step's "
+                    "flags) that no lint pass parsed: a branch on __GNUC__, __clang__, __NVCC__, __OPTIMIZE__, "
+                    "__has_include, _OPENMP, ... that the compiler takes and Clang does not, or a parse that stopped "
+                    "early.",
+                    "reject",
+                    {severity_option("reject")}},
+                   languages(kHostCode),
+                   {},
+                   false,
+                   nullptr});
   rules.push_back({{"inactive-code",
                     "Forbidden names and #includes inside preprocessor branches no lint pass compiled (#ifdef "
                     "__NVCC__, #if __GNUC__ >= 12, ...): the platform's compiler may still compile them.",

@@ -40,7 +40,10 @@ LintFinding make_finding(const PassState& state, clang::SourceLocation location)
   if (state.sources && location.isValid()) {
     const clang::SourceManager& sm = *state.sources;
     const clang::SourceLocation expansion = sm.getExpansionLoc(location);
-    const clang::PresumedLoc presumed = sm.getPresumedLoc(expansion);
+    // Only lint's own #line in front of an extracted OpenCL program is honoured
+    // (it maps the program to the launcher); the candidate's are rejected.
+    const bool lint_mapped = state.setup.language == Language::OpenCLC;
+    const clang::PresumedLoc presumed = sm.getPresumedLoc(expansion, lint_mapped);
     if (presumed.isValid()) {
       f.file = display_file_name(state.setup, presumed.getFilename());
       f.line = static_cast<int>(presumed.getLine());

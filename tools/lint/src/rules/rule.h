@@ -20,6 +20,7 @@ namespace kgb::lint::detail {
 struct EmbeddedProgram {
   std::string text;  // with a #line directive mapping it to the launcher's lines
   int line = 0;      // launcher line of the program's first character
+  size_t candidate_offset = 0;  // where the launcher's text starts in `text` (before: lint's own lines)
 };
 
 // What one pass shares with its rules.
@@ -66,7 +67,16 @@ class Rule : public clang::ast_matchers::MatchFinder::MatchCallback {
 // True for locations in the candidate's own file (not a header, not the
 // command line's <built-in> buffer), after macro expansion.
 bool written_in_main_file(const clang::SourceManager& sources, clang::SourceLocation location);
-// A finding located at `location` (its expansion, #line mappings honoured).
+// Matches nodes whose expansion lies in the candidate's own buffer, judged by
+// the real file (FileID), never by line markers: clang's isExpansionInMainFile
+// believes a `# 1 "/usr/include/x.h" 1 3` marker and would skip what follows.
+AST_POLYMORPHIC_MATCHER(isExpansionInCandidateFile,
+                        AST_POLYMORPHIC_SUPPORTED_TYPES(clang::Decl, clang::Stmt, clang::TypeLoc)) {
+  return written_in_main_file(Finder->getASTContext().getSourceManager(), Node.getBeginLoc());
+}
+
+// A finding located at `location` (its expansion, at its real file and line:
+// #line mappings ignored, except lint's own in extracted OpenCL programs).
 LintFinding make_finding(const PassState& state, clang::SourceLocation location);
 // The source line holding `location`, trimmed to a readable length.
 std::string source_line(const clang::SourceManager& sources, clang::SourceLocation location);
