@@ -216,12 +216,7 @@ int aten_oracle_on_cuda(const kgb_arg* args, int32_t nargs, kgb_stream) {
       continue;
     const kgb_tensor& t = *args[i].t;
     const int64_t element = kgb_dtype_size(t.dtype);
-    int64_t extent = t.storage_offset + 1;
-    for (int d = 0; d < t.rank; ++d) {
-      if (t.sizes[d] == 0) extent = t.storage_offset;  // empty: nothing past the offset is read
-      if (t.sizes[d] > 0) extent += (t.sizes[d] - 1) * t.strides[d];
-    }
-    extent = std::max<int64_t>(extent, t.storage_offset);
+    const int64_t extent = kgb::aten_dispatch::storage_extent(&t);
     char* base = static_cast<char*>(t.data) - t.storage_offset * element;
     at::Tensor host = at::from_blob(base, {std::max<int64_t>(extent * element, 1)}, at::kByte);
     at::Tensor device = host.to(at::kCUDA);

@@ -347,6 +347,16 @@ int32_t kgb_dtype_of(at::ScalarType t) {
   return -1;
 }
 
+int64_t storage_extent(const kgb_tensor* t) {
+  int64_t extent = t->storage_offset;
+  if (kgb_numel(t) > 0) {
+    extent += 1;
+    for (int32_t d = 0; d < t->rank; ++d)
+      if (t->strides[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
+  }
+  return extent;
+}
+
 at::Tensor view_of(const kgb_tensor* t, const at::Device& device) {
   const at::ScalarType st = scalar_type_of(t->dtype);
   const int64_t elem = kgb_dtype_size(t->dtype);
@@ -361,13 +371,7 @@ at::Tensor view_of(const kgb_tensor* t, const at::Device& device) {
     // bytes, not elements: the storage comes out too small and as_strided
     // (expand, ...) then rejects a view inside it. The storage is made to
     // span the view's whole extent instead, and the view taken from it.
-    int64_t extent = t->storage_offset;  // elements up to the view's last one
-    if (kgb_numel(t) > 0) {
-      extent += 1;
-      for (int32_t d = 0; d < t->rank; ++d)
-        if (t->strides[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
-    }
-    v = at::for_blob(base, {extent}).options(options).make_tensor().as_strided(sizes, strides, t->storage_offset);
+    v = at::for_blob(base, {storage_extent(t)}).options(options).make_tensor().as_strided(sizes, strides, t->storage_offset);
   }
   if (t->flags & KGB_TENSOR_CONJ) v._set_conj(true);
   if (t->flags & KGB_TENSOR_NEG) v._set_neg(true);

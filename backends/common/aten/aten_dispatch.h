@@ -22,6 +22,9 @@ int32_t kgb_dtype_of(at::ScalarType t);            // -1 when KGB has none
 // A non-owning ATen tensor over a kgb_tensor on `device`, with the view's
 // storage_offset (so views ATen makes of it count offsets from the same
 // origin) and its conj/neg bits.
+// Elements from the start of t's allocation through its view's last element
+// (the storage_offset alone for an empty view).
+int64_t storage_extent(const kgb_tensor* t);
 at::Tensor view_of(const kgb_tensor* t, const at::Device& device);
 
 struct CallResult {

@@ -1391,6 +1391,9 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
     base_request.target_rse = options.target_rse;
     base_request.flush_bytes = platform.backend == "cpu" ? flush_bytes_for_host() : 0;
     std::vector<double> speedups;
+    // KGB_TIMING_LOCK=off: for a host where nothing else ever times.
+    const char* lock_env = std::getenv("KGB_TIMING_LOCK");
+    const bool timing_lock_disabled = lock_env && std::string_view(lock_env) == "off";
     for (size_t pc = 0; pc < perf_cases->size(); ++pc) {
       {
         PerfCasePreparer::Prepared prepared = perf_cases->take(pc);
@@ -1515,9 +1518,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
         // Exclusive use of the device for the paired blocks: another kgb
         // process timing on it would move both runners' figures.
         TimingLock device_lock;
-        // KGB_TIMING_LOCK=off: for a host where nothing else ever times.
-        const char* lock_env = std::getenv("KGB_TIMING_LOCK");
-        if (options.timing_lock_wait_seconds > 0 && !(lock_env && std::string_view(lock_env) == "off")) {
+        if (options.timing_lock_wait_seconds > 0 && !timing_lock_disabled) {
           auto lock = TimingLock::acquire(timing_lock_dir(), timing_lock_key(platform), options.timing_lock_wait_seconds);
           if (lock) {
             device_lock = std::move(*lock);
