@@ -6,9 +6,14 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace kgb {
 
@@ -158,9 +163,22 @@ std::vector<char> storage_in_view(const HostTensor& t) {
   return in_view;
 }
 
+int64_t reference_threads() {
+  static const int64_t threads = [] {
+    const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const char* env = std::getenv("KGB_REFERENCE_THREADS");
+    if (env == nullptr || *env == '\0') return cores;
+    char* end = nullptr;
+    const long requested = std::strtol(env, &end, 10);
+    if (*end != '\0' || requested < 1) throw std::runtime_error("KGB_REFERENCE_THREADS must be a positive integer");
+    return std::min<int64_t>(requested, cores);
+  }();
+  return threads;
+}
+
 void parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t)>& fn, bool parallel) {
   const int64_t chunks = (n + kParallelChunk - 1) / kParallelChunk;
-  const int64_t workers = parallel ? std::min<int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency())) : 1;
+  const int64_t workers = parallel ? std::min<int64_t>(chunks, reference_threads()) : 1;
   std::atomic<int64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -178,7 +196,13 @@ void parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t)>& fn,
     work();
   } else {
     std::vector<std::thread> pool;
-    for (int64_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    // Worker threads run at a lower priority: a timed runner of this or another
+    // process (sharded validation) keeps its core while references are built.
+    for (int64_t w = 1; w < workers; ++w)
+      pool.emplace_back([&work] {
+        setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+        work();
+      });
     work();
     for (auto& th : pool) th.join();
   }

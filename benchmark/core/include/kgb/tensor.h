@@ -193,10 +193,14 @@ class OffsetWalker {
 // of padded or stepped storage are the zeros.
 std::vector<char> storage_in_view(const HostTensor& t);
 
-// Runs fn(first, last) over [0, n) in fixed-size chunks on all cores. The
-// chunking does not depend on the core count, so per-chunk work seeded by
-// the chunk number gives the same result on every machine.
+// Runs fn(first, last) over [0, n) in fixed-size chunks on reference_threads()
+// threads, the workers at a lower priority. The chunking does not depend on
+// the thread count, so per-chunk work seeded by the chunk number gives the
+// same result on every machine.
 inline constexpr int64_t kParallelChunk = 1 << 16;
+// The cores, or fewer when KGB_REFERENCE_THREADS says so (concurrent
+// validations share the host).
+int64_t reference_threads();
 // With parallel == false the chunks run in order on the calling thread.
 void parallel_chunks(int64_t n, const std::function<void(int64_t first, int64_t last)>& fn, bool parallel = true);
 
