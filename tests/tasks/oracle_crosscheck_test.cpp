@@ -37,6 +37,7 @@ struct Exception {
   const char* binding;  // glob on the dtype label
   const char* reason;
   bool every_cpu_libtorch = false;
+  const char* case_name = "*";  // glob on the case name
 };
 constexpr Exception kExceptions[] = {
     // "*f16*" also matches bf16 and every binding with a 16-bit input (the labels read "T=f16,U=f32").
@@ -108,9 +109,6 @@ constexpr Exception kExceptions[] = {
      "11.09: torch 2.x returns inf on CPU and CUDA tensors where the exact loss is about 12 (648 of 5924352 elements "
      "of the 16x7x57x32x29 case); the task evaluates in float and rounds once (1.13 also lacks a CPU Half exp)",
      true},
-    {"aten/rrelu_with_noise", "f16",
-     "libtorch 1.13 has no CPU Half rrelu_with_noise (training) or leaky_relu (eval); checked against torch 2.x on the GPU "
-     "host"},
     {"aten/soft_margin_loss", "f16", "libtorch 1.13 has no CPU Half exp (exp_vml_cpu); checked against torch 2.x on the GPU host"},
     {"aten/soft_margin_loss", "bf16",
      "libtorch 1.13's CPU BFloat16 soft_margin_loss is several percent off (0.0532 for 0.0557 = log1p(exp(-2.86)), "
@@ -130,16 +128,22 @@ constexpr Exception kExceptions[] = {
      "checked against torch 2.x on the GPU host"},
     {"aten/affine_grid_generator", "f16",
      "libtorch 1.13 has no CPU Half bmm (the op is base_grid.bmm(theta^T)); checked against torch 2.x on the GPU host"},
+    {"aten/affine_grid_generator", "f16",
+     "torch 2.x builds the base grid of a size-1 dimension with at::tensor on CPU, which has no Half (\"tensor_cpu\" not "
+     "implemented for 'Half', on CPU and CUDA tensors alike); the larger f16 cases are compared",
+     true, "*single*"},
     {"aten/upsample_nearest2d_backward", "f16",
      "libtorch 1.13 has no CPU Half upsample_nearest2d_backward; checked against torch 2.x on the GPU host"},
     {"aten/upsample_nearest2d_backward", "bf16",
      "libtorch 1.13's CPU BFloat16 upsample_nearest2d_backward accumulates its sums in bf16 (13.1875 where the "
      "exact sum of a 350-element window rounds to 12.875); the task accumulates in float as ATen's CUDA kernel "
      "(and 2.x's CPU kernel) does; checked against torch 2.x on the GPU host"},
-    {"aten/reflection_pad1d_backward", "f16",
-     "libtorch 1.13 has no CPU Half reflection_pad1d_backward; checked against torch 2.x on the GPU host"},
-    {"aten/reflection_pad1d_backward", "bf16",
-     "libtorch 1.13 has no CPU BFloat16 reflection_pad1d_backward; checked against torch 2.x on the GPU host"},
+    {"aten/reflection_pad1d_backward", "*f16",
+     "libtorch 1.13 has no CPU Half or BFloat16 reflection_pad1d_backward; torch 2.x (CPU and CUDA tensors) adds the "
+     "up to three contributions in the 16-bit type, rounding after each addition, which under cancellation is several "
+     "ulp off the exact sum (bf16 0.1640625 for 0.16796875 on the 20x320x15 case, 2 of 126 elements of the transposed "
+     "case in f16); the task adds in float and rounds once, as its description says",
+     true},
     {"aten/_softmax", "T=f16,U=f16",
      "libtorch 1.13 has no CPU Half softmax kernel (softmax_kernel_impl / softmax_lastdim_kernel_impl; added in 2.2); "
      "checked against torch 2.x on the GPU host"},
@@ -163,9 +167,10 @@ constexpr Exception kExceptions[] = {
 // differences every CPU libtorch has are excepted.
 const bool kStrict = std::getenv("KGB_ORACLE_STRICT") != nullptr;
 
-const Exception* exception_for(const std::string& key, const std::string& binding) {
+const Exception* exception_for(const std::string& key, const std::string& case_name, const std::string& binding) {
   for (const auto& e : kExceptions)
-    if ((!kStrict || e.every_cpu_libtorch) && kgb::glob_match(e.task, key) && kgb::glob_match(e.binding, binding))
+    if ((!kStrict || e.every_cpu_libtorch) && kgb::glob_match(e.task, key) && kgb::glob_match(e.binding, binding) &&
+        kgb::glob_match(e.case_name, case_name))
       return &e;
   return nullptr;
 }
@@ -259,7 +264,7 @@ void cross_check(const std::vector<kgb::Task>& tasks) {
         const kgb::Case& c = entry.correctness[ci];
         for (const kgb::DTypeBinding& binding : kgb::case_dtypes(entry, c)) {
           const std::string label = entry.key() + " " + c.name + "/" + kgb::binding_label(binding);
-          if (const Exception* ex = exception_for(entry.key(), kgb::binding_label(binding))) {
+          if (const Exception* ex = exception_for(entry.key(), c.name, kgb::binding_label(binding))) {
             ++excepted;
             (void)ex;
             continue;
