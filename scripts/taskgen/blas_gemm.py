@@ -19,10 +19,14 @@ The solutions share one tuned core per backend (templates/gemm/): packed,
 register-blocked FMA micro-kernels over (item, row block) work units on the
 CPU; shared-memory tiled kernels with register tiles and a batch grid
 dimension on CUDA/HIP and OpenCL (plus a local-memory-free kernel for CPU
-OpenCL devices). Each emitted file is standalone and carries only its own
+OpenCL devices). The CUDA solutions of the 16-bit routines (hgemm_*, and
+sgemm_ex's f16/bf16 inputs) add a tensor-core core (WMMA 16x16x16 MMAs with
+float accumulators, 128x128 or 64x64 block tiles) for k >= 16; the HIP ports
+keep the SIMT kernel. Each emitted file is standalone and carries only its own
 precision's code. Template lines starting with `@[<python expression>]` are
 kept when the expression holds (names: cplx, half, real, strided, batched,
-dbl); `{{NAME}}` is substituted. The references share
+dbl, ex, hip, tc = the tensor-core path: CUDA and half or ex); `{{NAME}}` is
+substituted. The references share
 benchmark/tasks/blas/gemm_reference.h, the CPU baselines
 backends/cpu/baselines/blas/gemm_batch.h, the OpenCL baselines
 backends/opencl/baselines/blas/gemm_batch.h (all written by hand).
@@ -797,8 +801,8 @@ def solutions(task):
     ctx, subs = solution_context(task)
     out = {}
     out["cpu.cpp"] = fill(template("cpu.cpp.in"), ctx, subs, task + " cpu")
-    cuda = fill(template("gpu.cu.in"), dict(ctx, hip=False), subs, task + " cuda")
-    hip = fill(template("gpu.cu.in"), dict(ctx, hip=True), subs, task + " hip")
+    cuda = fill(template("gpu.cu.in"), dict(ctx, hip=False, tc=ctx["half"] or ctx["ex"]), subs, task + " cuda")
+    hip = fill(template("gpu.cu.in"), dict(ctx, hip=True, tc=False), subs, task + " hip")
     out["cuda.cu"] = cuda
     out["hip.hip"] = hip
     out["opencl.cpp"] = fill(template("opencl.cpp.in"), ctx, subs, task + " opencl")

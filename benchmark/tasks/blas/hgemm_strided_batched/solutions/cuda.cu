@@ -15,8 +15,12 @@
 // batch). alpha and beta are applied once in the epilogue; beta == 0 never
 // reads C, alpha == 0 or k == 0 reads neither A nor B.
 // Item b of a rank-3 view [rows, cols, batch] starts at data + b * strides[2].
+// With k >= 16 the product runs on tensor cores instead (gemm_tc below: WMMA
+// f16 x f16 MMAs with float accumulators, which the task's tolerance allows);
+// the SIMT kernel above keeps the k < 16 products.
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
+#include <mma.h>
 #include <stdint.h>
 
 #include "kgb_kernel.h"
@@ -48,6 +52,7 @@ struct Args {
   int64_t c_sm, c_sn;
   Acc alpha, beta;
   bool read_c;
+  bool a_vec, b_vec;  // tensor-core staging: 16-byte vector loads along the fast index
 };
 
 template <int TM, int TN, int BK>
@@ -150,6 +155,227 @@ cudaError_t launch(Args p, int64_t batch, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// ---- Tensor-core path: f16 / bf16 inputs, float accumulation ----------------
+// WMMA 16 x 16 x 16 MMAs. The block's WM x WN warps each own a 32 x 64 piece of
+// C (2 x 4 float accumulators), so a block tile is (32 WM) x (64 WN). BK-deep
+// slices of op(A) and op(B) are staged in shared memory in the layout their
+// global storage has (the fragment layout is a template argument, so a
+// transpose costs nothing), 8 elements (16 bytes) per load where the fast
+// index is contiguous, aligned and in range, element by element with zeros
+// outside the matrix otherwise, double-buffered through registers. The
+// epilogue stages one accumulator per warp through shared memory and applies
+// alpha and beta in float, rounding once into C's type.
+namespace wmma = nvcuda::wmma;
+
+constexpr int kTcBK = 32;    // K depth of a staged slice (two MMA steps)
+constexpr int kTcPad = 8;    // 16 bytes per shared row: keeps 16-byte alignment, spreads the banks
+constexpr int kTcMinK = 16;  // below one MMA depth the SIMT kernel does as well
+constexpr int kTcFM = 2, kTcFN = 4;  // accumulators per warp (rows x columns of 16 x 16)
+constexpr int64_t kTcBigGrid = 132;  // blocks of the big tile that fill one wave of SMs
+
+// The WMMA element type of a 16-bit storage type; other inputs take the SIMT kernel.
+template <class In>
+struct TcFrag {
+};
+template <>
+struct TcFrag<__half> {
+  typedef __half type;
+};
+
+template <bool First, class X, class Y>
+struct Pick {
+  typedef X type;
+};
+template <class X, class Y>
+struct Pick<false, X, Y> {
+  typedef Y type;
+};
+
+__device__ __forceinline__ unsigned pack2(unsigned short lo, unsigned short hi) {
+  return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);
+}
+
+// The element-by-element side of fetch8 (edge tiles, unaligned or strided
+// views): out of line, so the common vector path keeps its registers.
+__device__ __noinline__ uint4 load8_scalar(const unsigned short* p, int64_t fast_stride, int64_t valid) {
+  unsigned short e[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) e[i] = i < valid ? p[i * fast_stride] : static_cast<unsigned short>(0);
+  uint4 r;
+  r.x = pack2(e[0], e[1]);
+  r.y = pack2(e[2], e[3]);
+  r.z = pack2(e[4], e[5]);
+  r.w = pack2(e[6], e[7]);
+  return r;
+}
+
+// Eight 16-bit elements along an operand's fast index, starting at (fast,
+// slow); elements outside [0, fast_n) x [0, slow_n) read as zero. `vec`: the
+// fast stride is 1 and rows start 16-byte aligned, so a full vector is one load.
+__device__ __forceinline__ uint4 fetch8(const unsigned short* base, int64_t fast_stride, int64_t slow_stride,
+                                        int64_t fast, int64_t slow, int64_t fast_n, int64_t slow_n, bool vec) {
+  const int64_t left = fast_n - fast;
+  const int64_t valid = slow < slow_n ? (left < 8 ? left : 8) : 0;
+  const unsigned short* p = base + fast * fast_stride + slow * slow_stride;  // read only where valid
+  if (vec && valid == 8) return *reinterpret_cast<const uint4*>(p);
+  return load8_scalar(p, fast_stride, valid);
+}
+
+// A slice of op(A) (x = m) or op(B) (x = n) is staged as rows of its
+// contiguous index: (x, k) rows when KFAST (k contiguous), (k, x) rows
+// otherwise. Vector v of the slice (8 elements of one row) is read from
+// global memory here, BX being the tile's x extent...
+template <bool KFAST, int BX>
+__device__ __forceinline__ uint4 fetch_slice_vector(const unsigned short* g, int v, int64_t x_stride, int64_t k_stride,
+                                                    int64_t x0, int64_t k0, int64_t x_n, int64_t k_n, bool vec) {
+  if (KFAST) return fetch8(g, k_stride, x_stride, k0 + v % (kTcBK / 8) * 8, x0 + v / (kTcBK / 8), k_n, x_n, vec);
+  return fetch8(g, x_stride, k_stride, x0 + v % (BX / 8) * 8, k0 + v / (BX / 8), x_n, k_n, vec);
+}
+
+// ... and stored at this shared offset (row * LD + position in the row).
+template <bool KFAST, int BX, int LD>
+__device__ __forceinline__ int slice_offset(int v) {
+  return KFAST ? v / (kTcBK / 8) * LD + v % (kTcBK / 8) * 8 : v / (BX / 8) * LD + v % (BX / 8) * 8;
+}
+
+// A_KFAST: op(A)'s k index is the contiguous one (op T/C); B_KFAST: op(B)'s
+// (op N).
+template <class In, class Out, int WM, int WN, bool A_KFAST, bool B_KFAST>
+__global__ void __launch_bounds__(32 * WM * WN) gemm_tc(Args p) {
+  constexpr int BM = 32 * WM, BN = 64 * WN, kThreads = 32 * WM * WN;
+  constexpr int kLdA = A_KFAST ? kTcBK + kTcPad : BM + kTcPad;  // shared row lengths (elements)
+  constexpr int kLdB = B_KFAST ? kTcBK + kTcPad : BN + kTcPad;
+  constexpr int kSizeA = A_KFAST ? BM * kLdA : kTcBK * kLdA;
+  constexpr int kSizeB = B_KFAST ? BN * kLdB : kTcBK * kLdB;
+  constexpr int kVecA = BM * kTcBK / 8 / kThreads, kVecB = kTcBK * BN / 8 / kThreads;
+  static_assert(kVecA * 8 * kThreads == BM * kTcBK && kVecB * 8 * kThreads == kTcBK * BN, "whole vectors per thread");
+  __shared__ __align__(32) unsigned short As[kSizeA];
+  __shared__ __align__(32) unsigned short Bs[kSizeB];
+  __shared__ __align__(32) float Cs[WM * WN][16 * 16];
+  typedef typename TcFrag<In>::type T;
+  typedef typename Pick<A_KFAST, wmma::row_major, wmma::col_major>::type LayoutA;
+  typedef typename Pick<B_KFAST, wmma::col_major, wmma::row_major>::type LayoutB;
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wm = warp % WM, wn = warp / WM;
+  const int64_t item = p.item_base + blockIdx.z;
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * BM, n0 = static_cast<int64_t>(blockIdx.y) * BN;
+  const In* a = p.a + item * p.a_batch;
+  const In* b = p.b + item * p.b_batch;
+  const unsigned short* ga = reinterpret_cast<const unsigned short*>(a);
+  const unsigned short* gb = reinterpret_cast<const unsigned short*>(b);
+  const bool a_vec = p.a_vec && (reinterpret_cast<uintptr_t>(ga) & 15) == 0;
+  const bool b_vec = p.b_vec && (reinterpret_cast<uintptr_t>(gb) & 15) == 0;
+  uint4 ra[kVecA], rb[kVecB];
+
+  auto load_slice = [&](int64_t k0) {
+#pragma unroll
+    for (int l = 0; l < kVecA; ++l)
+      ra[l] = fetch_slice_vector<A_KFAST, BM>(ga, tid + l * kThreads, p.a_sm, p.a_sk, m0, k0, p.M, p.K, a_vec);
+#pragma unroll
+    for (int l = 0; l < kVecB; ++l)
+      rb[l] = fetch_slice_vector<B_KFAST, BN>(gb, tid + l * kThreads, p.b_sn, p.b_sk, n0, k0, p.N, p.K, b_vec);
+  };
+  auto store_slice = [&] {
+#pragma unroll
+    for (int l = 0; l < kVecA; ++l)
+      *reinterpret_cast<uint4*>(As + slice_offset<A_KFAST, BM, kLdA>(tid + l * kThreads)) = ra[l];
+#pragma unroll
+    for (int l = 0; l < kVecB; ++l)
+      *reinterpret_cast<uint4*>(Bs + slice_offset<B_KFAST, BN, kLdB>(tid + l * kThreads)) = rb[l];
+  };
+
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kTcFM][kTcFN];
+#pragma unroll
+  for (int i = 0; i < kTcFM; ++i)
+#pragma unroll
+    for (int j = 0; j < kTcFN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+
+  const int64_t steps = (p.K + kTcBK - 1) / kTcBK;
+  if (steps > 0) load_slice(0);
+  for (int64_t st = 0; st < steps; ++st) {
+    store_slice();
+    __syncthreads();
+    if (st + 1 < steps) load_slice((st + 1) * kTcBK);  // in flight during the MMAs below
+#pragma unroll
+    for (int kk = 0; kk < kTcBK; kk += 16) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, T, LayoutA> fa[kTcFM];
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, T, LayoutB> fb[kTcFN];
+#pragma unroll
+      for (int i = 0; i < kTcFM; ++i) {
+        const int mm = wm * 32 + i * 16;
+        wmma::load_matrix_sync(fa[i], reinterpret_cast<const T*>(As + (A_KFAST ? mm * kLdA + kk : kk * kLdA + mm)), kLdA);
+      }
+#pragma unroll
+      for (int j = 0; j < kTcFN; ++j) {
+        const int nn = wn * 64 + j * 16;
+        wmma::load_matrix_sync(fb[j], reinterpret_cast<const T*>(Bs + (B_KFAST ? nn * kLdB + kk : kk * kLdB + nn)), kLdB);
+      }
+#pragma unroll
+      for (int i = 0; i < kTcFM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTcFN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+
+  Elem* c = p.c + item * p.c_batch;
+  float* staged = Cs[warp];
+#pragma unroll
+  for (int i = 0; i < kTcFM; ++i)
+#pragma unroll
+    for (int j = 0; j < kTcFN; ++j) {
+      wmma::store_matrix_sync(staged, acc[i][j], 16, wmma::mem_col_major);
+      __syncwarp();
+      // Lanes take consecutive rows of a column: each store instruction writes two 32-byte column pieces.
+#pragma unroll
+      for (int t = 0; t < 8; ++t) {
+        const int e = lane + 32 * t;
+        const int64_t gi = m0 + wm * 32 + i * 16 + e % 16, gj = n0 + wn * 64 + j * 16 + e / 16;
+        if (gi >= p.M || gj >= p.N) continue;
+        Out* out = c + gi * p.c_sm + gj * p.c_sn;
+        Acc v = mul(p.alpha, staged[e]);
+        if (p.read_c) v = add(v, mul(p.beta, load(out, Real(1))));
+        store(out, v);
+      }
+      __syncwarp();
+    }
+}
+
+template <class In, class Out, int WM, int WN, bool A_KFAST, bool B_KFAST>
+cudaError_t launch_tc_tiles(Args p, int64_t batch, cudaStream_t stream) {
+  const int64_t bm = 32 * WM, bn = 64 * WN;
+  for (int64_t first = 0; first < batch; first += kMaxGridZ) {
+    p.item_base = first;
+    const int64_t items = batch - first < kMaxGridZ ? batch - first : kMaxGridZ;
+    const dim3 grid(static_cast<unsigned>((p.M + bm - 1) / bm), static_cast<unsigned>((p.N + bn - 1) / bn),
+                    static_cast<unsigned>(items));
+    gemm_tc<In, Out, WM, WN, A_KFAST, B_KFAST><<<grid, 32 * WM * WN, 0, stream>>>(p);
+  }
+  return cudaGetLastError();
+}
+
+// Picks the staging layouts from the strides and the tile from the grid size:
+// 128 x 128 tiles (8 warps) once they fill a wave of SMs, 64 x 64 (2 warps) below.
+template <class In, class Out, int WM, int WN>
+cudaError_t launch_tc_layout(Args p, int64_t batch, cudaStream_t stream) {
+  const bool a_kfast = p.a_sm != 1, b_kfast = p.b_sk == 1;
+  p.a_vec = a_kfast ? p.a_sk == 1 && p.a_sm % 8 == 0 : p.a_sk % 8 == 0;
+  p.b_vec = b_kfast ? p.b_sn % 8 == 0 : p.b_sn == 1 && p.b_sk % 8 == 0;
+  if (a_kfast)
+    return b_kfast ? launch_tc_tiles<In, Out, WM, WN, true, true>(p, batch, stream)
+                   : launch_tc_tiles<In, Out, WM, WN, true, false>(p, batch, stream);
+  return b_kfast ? launch_tc_tiles<In, Out, WM, WN, false, true>(p, batch, stream)
+                 : launch_tc_tiles<In, Out, WM, WN, false, false>(p, batch, stream);
+}
+
+template <class In, class Out>
+cudaError_t launch_tc(Args p, int64_t batch, cudaStream_t stream) {
+  const int64_t big_blocks = (p.M + 127) / 128 * ((p.N + 127) / 128) * batch;
+  return p.M > 64 && p.N > 64 && big_blocks >= kTcBigGrid ? launch_tc_layout<In, Out, 4, 2>(p, batch, stream)
+                                                          : launch_tc_layout<In, Out, 2, 1>(p, batch, stream);
+}
+
 }  // namespace
 
 extern "C" int kgb_blas_hgemm_strided_batched(int transa, int transb, double alpha, const kgb_tensor* A, const kgb_tensor* B, double beta, kgb_tensor* C, kgb_stream stream) {
@@ -188,6 +414,7 @@ extern "C" int kgb_blas_hgemm_strided_batched(int transa, int transb, double alp
   p.c_sm = C0->strides[0];
   p.c_sn = C0->strides[1];
   cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (p.K >= kTcMinK) return launch_tc<Elem, Elem>(p, batch, s) == cudaSuccess ? KGB_OK : KGB_ERR_INVALID;
   const auto err = (p.M <= 32 && p.N <= 32) ? launch<2, 2, 16>(p, batch, s) : launch<4, 4, 16>(p, batch, s);
   return err == cudaSuccess ? KGB_OK : KGB_ERR_INVALID;
 }
