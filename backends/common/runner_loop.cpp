@@ -501,6 +501,7 @@ JobResult run_time(Device& device, kgb_invoke_fn fn, const Job& job) {
   }
   const auto& req = job.timing;
   WorkCounter work{device};
+  const auto warmup_start = std::chrono::steady_clock::now();
   // Warm-up: code paths, page faults, lazy device initialisation.
   for (uint32_t i = 0; i < req.warmup; ++i) {
     SetBuffers& s = *sets[i % sets.size()];
@@ -519,6 +520,7 @@ JobResult run_time(Device& device, kgb_invoke_fn fn, const Job& job) {
   // The cap counts time inside the timed calls only, so a slow cache flush
   // does not starve the estimate; the wall-clock stop is a safety net.
   auto loop_start = std::chrono::steady_clock::now();
+  result.warmup_seconds = std::chrono::duration<double>(loop_start - warmup_start).count();
   double in_calls = 0;
   for (uint32_t it = 0; it < req.max_iterations; ++it) {
     SetBuffers& s = *sets[it % sets.size()];
@@ -544,6 +546,10 @@ JobResult run_time(Device& device, kgb_invoke_fn fn, const Job& job) {
       break;
     if (n >= 3 && elapsed > 10 * req.max_seconds) break;  // slow kernels: stop even below min_iterations
   }
+  // The baseline's loop and warm-up times measure the harness's own overhead
+  // for the parent's outside bound (kgb/timing_bound.h); a candidate's are
+  // only traced.
+  result.loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
   result.error = device.sticky_error();
   if (!result.error.empty()) return result;
   // The outputs left by the last timed call of every set go back to be

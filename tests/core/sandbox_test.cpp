@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kgb/evaluator.h"
+#include "kgb/paths.h"
 #include "kgb/platform.h"
 #include "kgb/syscall_filter.h"
 #include "kgb/task.h"
@@ -40,6 +41,19 @@ const kgb::Task& scale_task() {
   return task;
 }
 
+// A line "// kgb-cheat-include: NAME" in a corpus file stands for the file
+// NAME beside it (code several cheats share).
+std::string expand_cheat_include(const std::string& path) {
+  const std::string text = read_text(path);
+  const std::string marker = "// kgb-cheat-include: ";
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) return text;
+  const size_t end = text.find('\n', at);
+  const std::string name = text.substr(at + marker.size(), end - at - marker.size());
+  const std::string folder = path.substr(0, path.rfind('/') + 1);
+  return text.substr(0, at) + read_text(folder + name) + text.substr(end);
+}
+
 // A corpus file is the body of a candidate: the correct scale kernel first,
 // then the file, whose entry point is spelled KGB_CHEAT_ENTRY. A bare name is
 // under cheats/sandbox/, "dir/name" under cheats/dir/.
@@ -48,7 +62,7 @@ std::string candidate(const std::string& file) {
   return read_text(dir + "/kernels/scale_impl.inc") +
          "\n#define KGB_CHEAT_ENTRY extern \"C\" int kgb_test_scale(const kgb_tensor* x, double alpha, kgb_tensor* out, "
          "kgb_stream stream)\n" +
-         read_text(dir + "/cheats/" + (file.find('/') == std::string::npos ? "sandbox/" + file : file));
+         expand_cheat_include(dir + "/cheats/" + (file.find('/') == std::string::npos ? "sandbox/" + file : file));
 }
 
 kgb::EvalOptions check_only() {
@@ -76,8 +90,7 @@ Outcome evaluate_here(const std::string& file) { return summarise(kgb::evaluate(
 // The same evaluation in a child process running as an ordinary user (uid
 // and gid 65534, no capabilities). nullopt when this tree or the compiler's
 // files cannot be read by that user (the reason goes to the log).
-std::optional<Outcome> evaluate_as_user(const std::string& file) {
-  const std::string source = candidate(file);
+std::optional<Outcome> evaluate_as_user(const kgb::Task& task, const std::string& source, const kgb::EvalOptions& options) {
   scale_task();
   cpu();
   int fds[2];
@@ -103,7 +116,7 @@ std::optional<Outcome> evaluate_as_user(const std::string& file) {
       send("skip\nthis source tree is not readable by uid 65534");
     ::setenv("TMPDIR", "/tmp", 1);
     ::setenv("HOME", "/tmp", 1);
-    Outcome o = summarise(kgb::evaluate(scale_task(), cpu(), source, check_only()));
+    Outcome o = summarise(kgb::evaluate(task, cpu(), source, options));
     send(o.outcome + "\n" + o.rules + "\n" + o.summary);
   }
   ::close(fds[1]);
@@ -166,11 +179,11 @@ TEST_CASE("started by an ordinary user, the sandbox holds the same: namespaces a
   }
   for (const std::string file : {"raw_bytes_process_vm_readv.cpp", "constructor_fork_helper.cpp", "signal_every_process.cpp",
                                  "renice_same_user.cpp", "network_socket.cpp", "ptrace_parent.cpp"}) {
-    auto o = evaluate_as_user(file);
+    auto o = evaluate_as_user(scale_task(), candidate(file), check_only());
     if (!o) return;
     require_sandbox_reject(*o, file);
   }
-  auto legit = evaluate_as_user("legit_threads_and_self.cpp");
+  auto legit = evaluate_as_user(scale_task(), candidate("legit_threads_and_self.cpp"), check_only());
   REQUIRE(legit);
   INFO(legit->summary << " [" << legit->rules << "]");
   CHECK(legit->outcome == "passed");
@@ -191,4 +204,65 @@ TEST_CASE("timed calls start from re-poisoned outputs and fresh descriptors" * d
     CHECK(v.child_stderr.find("stale-skip") == std::string::npos);
     CHECK(v.child_stderr.find("shrunk-descriptor-seen") == std::string::npos);
   }
+}
+
+// Timing that trusts the candidate's process (cheats/timing/): a forged
+// standard-library clock and per-call times rewritten in the runner's memory
+// both make the candidate look several times faster than the work it did;
+// the parent's own clock around every block, less the overhead the baseline
+// measured, is meant not to match (timing-unaccounted, a warning for now). The
+// honest kernel and one that reads the clock for itself pass. The bound
+// needs a baseline: these run on blas/saxpy (test/scale has none), the corpus
+// wrapped around its bundled CPU solution.
+const kgb::Task& saxpy_task() {
+  static kgb::Task task = [] {
+    auto t = kgb::load_task_file(kgb::tasks_root() / "blas" / "saxpy" / "spec.json");
+    REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message));
+    return *t;
+  }();
+  return task;
+}
+
+std::string saxpy_candidate(const std::string& file) {
+  std::string solution = *kgb::bundled_solution(saxpy_task(), "cpu.cpp");
+  const std::string entry = "extern \"C\" int kgb_blas_saxpy(";
+  solution.replace(solution.find(entry), entry.size(), "static int honest_saxpy(");
+  return solution +
+         "\n#define KGB_CHEAT_ENTRY extern \"C\" int kgb_blas_saxpy(double alpha, const kgb_tensor* x, kgb_tensor* out, "
+         "kgb_stream stream)\n#define scale_impl(x, alpha, out) honest_saxpy(alpha, x, out, stream)\n" +
+         expand_cheat_include(std::string(KGB_TEST_DIR) + "/cheats/timing/" + file);
+}
+
+kgb::EvalOptions timed() {
+  kgb::EvalOptions o = check_only();
+  o.time = true;
+  o.time_budget_seconds = 0.3;
+  o.case_filter = "n_4M_inc2";
+  return o;
+}
+
+// timing-unaccounted is a warning and not yet reliable on a loaded host
+// (docs/integrity.md, Known gaps): the corpus's forgers are not evaluated
+// here; the legitimate kernels must pass with the bound in place (the forged
+// clock is lint's, tests/lint/lint_symbols_test.cpp).
+void require_timed_pass(const Outcome& o, const std::string& file) {
+  INFO(file << ": " << o.outcome << ": " << o.summary << " [" << o.rules << "]");
+  CHECK(o.outcome == "passed");
+}
+
+TEST_CASE("timing cheats under the outside bound: the legitimate look-alikes pass, started as this user" * doctest::test_suite("serial")) {
+  require_timed_pass(summarise(kgb::evaluate(saxpy_task(), cpu(), saxpy_candidate("legit_reads_clock.cpp"), timed())),
+                     "legit_reads_clock.cpp");
+  require_timed_pass(summarise(kgb::evaluate(saxpy_task(), cpu(), *kgb::bundled_solution(saxpy_task(), "cpu.cpp"), timed())),
+                     "bundled solution");
+}
+
+TEST_CASE("timing cheats under the outside bound when an ordinary user starts kgb" * doctest::test_suite("serial")) {
+  if (::geteuid() != 0) {
+    MESSAGE("running as uid " << ::geteuid() << ": covered by the case above");
+    return;
+  }
+  auto legit = evaluate_as_user(saxpy_task(), saxpy_candidate("legit_reads_clock.cpp"), timed());
+  if (!legit) return;  // this tree is not readable by uid 65534 (the reason is in the log)
+  require_timed_pass(*legit, "legit_reads_clock.cpp");
 }

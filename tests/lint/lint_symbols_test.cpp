@@ -3,6 +3,7 @@
 // definitions of runtime functions as interposition.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -142,6 +143,28 @@ extern "C" int kgb_test_scale(const kgb_tensor* x, kgb_tensor* y, kgb_stream str
   CHECK(mentions(report.findings, "symbol-interposition", "exported_helper"));
   CHECK_FALSE(mentions(report.findings, "symbol-interposition", "kgb_test_scale"));
   CHECK_FALSE(mentions(report.findings, "symbol-interposition", "private_helper"));
+}
+
+TEST_CASE("a definition of the standard library's clock, under its own or an asm-label name, is interposition") {
+  // The runner times with std::chrono::steady_clock::now(); a definition in
+  // the candidate takes its place once linked (cheats/timing/steady_clock_now.cpp).
+  TempDir dir("kgb-lint-symbols");
+  const auto object = compile_cpp(dir, "clock.cpp", R"(
+#include <vector>
+#include "kgb_kernel.h"
+long long forged_now() __asm__("_ZNSt6chrono3_V212steady_clock3nowEv");
+long long forged_now() { return 0; }
+extern "C" int kgb_test_scale(const kgb_tensor* x, kgb_tensor* y, kgb_stream stream) {
+  std::vector<double> scratch(4, 1.0);  // std template instances stay allowed
+  return scratch[0] > 0 ? 0 : 1;
+}
+)");
+  REQUIRE_MESSAGE(object.ok, object.log);
+  const SymbolReport report = inspect_object_symbols(object.object, platform_for("cpu"), "kgb_test_scale");
+  INFO(rules_of(report.findings));
+  CHECK(mentions(report.findings, "symbol-interposition", "steady_clock"));
+  CHECK(std::count_if(report.findings.begin(), report.findings.end(),
+                      [](const auto& f) { return f.rule == "symbol-interposition"; }) == 1);
 }
 
 TEST_CASE("a platform's own allowlist replaces the default") {

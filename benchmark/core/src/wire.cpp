@@ -357,6 +357,8 @@ void put_result_head(Writer& w, const JobResult& res) {
   w.put(res.status);
   w.put_string(res.error);
   w.put(res.child_seconds);
+  w.put(res.loop_seconds);
+  w.put(res.warmup_seconds);
   w.put<uint64_t>(res.times_us.size());
   w.append(res.times_us.data(), res.times_us.size() * sizeof(double));
   w.put<uint64_t>(res.host_times_us.size());
@@ -418,7 +420,8 @@ bool decode_result(const std::vector<std::byte>& payload, JobResult& res, size_t
                    uint64_t outputs_begin, CopyOut copy_out) {
   Reader r(payload.data(), payload.size());
   uint64_t n_times = 0;
-  if (!r.get(res.status) || !r.get_string(res.error, 1 << 16) || !r.get(res.child_seconds) || !r.get(n_times)) return false;
+  if (!r.get(res.status) || !r.get_string(res.error, 1 << 16) || !r.get(res.child_seconds) || !r.get(res.loop_seconds) ||
+      !r.get(res.warmup_seconds) || !r.get(n_times)) return false;
   if (n_times > 10'000'000) return false;
   res.times_us.resize(n_times);
   if (!r.take(res.times_us.data(), n_times * sizeof(double))) return false;

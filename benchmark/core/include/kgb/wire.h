@@ -148,6 +148,8 @@ struct JobResult {
   int32_t status = 0;      // the kernel's return value (first non-zero seen)
   std::string error;       // runner-side error (allocation, device fault), empty when none
   double child_seconds = 0;           // wall time of the whole job inside the runner
+  double loop_seconds = 0;            // wall time of the timed loop inside the runner (time jobs)
+  double warmup_seconds = 0;          // wall time of the warm-up calls inside the runner (time jobs)
   std::vector<double> times_us;       // per timed iteration, device timer (host clock for host timing)
   std::vector<double> host_times_us;  // per timed iteration, host wall clock to a device-wide sync
   int64_t launches = -1;              // kernel launches observed during the calls (-1: not counted)
