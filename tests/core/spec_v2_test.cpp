@@ -13,6 +13,7 @@
 #include "kgb/evaluator.h"
 #include "kgb/process.h"
 #include "kgb/task.h"
+#include "kgb/decimal_text.h"
 #include "kgb/task_text.h"
 
 namespace {
@@ -168,6 +169,20 @@ TEST_CASE("the prompt prints whole-number dimensions exactly, however large") {
   const std::string text = kgb::describe_case(*t, t->correctness[0]);
   CHECK(has(text, "[3, 1048576]"));
   CHECK(text.find("e+06") == std::string::npos);
+}
+
+TEST_CASE("the prompt prints float scalars in their shortest exact spelling") {
+  CHECK(kgb::format_double(0.1) == "0.1");
+  CHECK(kgb::format_double(-2.5) == "-2.5");
+  CHECK(kgb::format_double(1e-7) == "1e-07");
+  CHECK(kgb::format_double(0.1 + 0.2) == "0.30000000000000004");  // shortest that reads back exactly
+  kgb::ScalarValue v;
+  v.kind = kgb::ScalarValue::Kind::Float;
+  v.f = 0.1;
+  CHECK(v.to_string() == "0.1");
+  v.kind = kgb::ScalarValue::Kind::Complex;
+  v.c = {0.1, -0.7};
+  CHECK(v.to_string() == "(0.1 - 0.7i)");
 }
 
 TEST_CASE("float and ATen Scalar arguments spell infinities and NaN as strings") {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "kgb/decimal_text.h"
 #include "kgb/expr.h"
 #include "kgb/random.h"
 
@@ -638,12 +639,11 @@ bool same_scalar(const kgb_scalar& a, const kgb_scalar& b) {
 
 std::string format_scalar(const kgb_scalar& s) {
   std::ostringstream os;
-  os.precision(17);
   switch (s.dtype) {
     case KGB_BOOL: os << "bool " << (s.v.i ? "true" : "false"); break;
     case KGB_I64: os << "i64 " << s.v.i; break;
-    case KGB_F64: os << "f64 " << s.v.f; break;
-    case KGB_C128: os << "c128 (" << s.v.c.re << ", " << s.v.c.im << ")"; break;
+    case KGB_F64: os << "f64 " << format_double(s.v.f); break;
+    case KGB_C128: os << "c128 (" << format_double(s.v.c.re) << ", " << format_double(s.v.c.im) << ")"; break;
     default: os << "dtype " << s.dtype << " (not a scalar kind)"; break;
   }
   return os.str();

@@ -5,6 +5,7 @@
 #include "kgb/task.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kgb/decimal_text.h"
 #include "kgb/dtype_expr.h"
 #include "kgb/expr.h"
 #include "kgb/wire.h"
@@ -63,15 +65,22 @@ std::optional<double> ScalarValue::number() const {
   return std::nullopt;
 }
 
+std::string format_double(double value) {
+  char text[64];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return ec == std::errc() ? std::string(text, end) : std::to_string(value);
+}
+
 std::string ScalarValue::to_string() const {
   std::ostringstream os;
-  os.precision(17);
   switch (kind) {
     case Kind::None: return "None";
     case Kind::Int: os << i; break;
     case Kind::Bool: return i ? "true" : "false";
-    case Kind::Float: os << f; break;
-    case Kind::Complex: os << "(" << c.real() << (c.imag() < 0 ? " - " : " + ") << std::abs(c.imag()) << "i)"; break;
+    case Kind::Float: os << format_double(f); break;
+    case Kind::Complex:
+      os << "(" << format_double(c.real()) << (c.imag() < 0 ? " - " : " + ") << format_double(std::abs(c.imag())) << "i)";
+      break;
     case Kind::Enum: return name;
     case Kind::IntList:
       os << "[";
@@ -187,12 +196,7 @@ class SpecReader {
                                  std::string fallback) const {
     auto it = obj.find(key);
     if (it == obj.end()) return fallback;
-    if (it->is_number()) {
-      std::ostringstream os;
-      os.precision(17);
-      os << it->get<double>();
-      return os.str();
-    }
+    if (it->is_number()) return format_double(it->get<double>());
     if (!it->is_string() || it->get<std::string>().empty())
       return error(at(path, key), "expected an expression (string or number), found " + type_name(*it));
     return it->get<std::string>();

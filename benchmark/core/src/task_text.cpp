@@ -229,7 +229,8 @@ std::string describe_constraints(const Task& task) {
   if (task.timing == TimingMode::None) os << "- Not timed: only correctness counts.\n";
   os << "- No library call that does the work for you";
   if (!task.banned_apis.empty()) os << " (banned here: " << join(task.banned_apis, ", ") << ")";
-  os << "; no global or static mutable state, no timing calls, no files, processes or environment access.\n";
+  os << "; no global, static or thread_local mutable state (scratch memory: a local array or an allocation freed "
+        "before returning), no timing calls, no files, processes or environment access.\n";
   os << "- Return 0 on success, non-zero for an unsupported input.\n";
   return os.str();
 }
