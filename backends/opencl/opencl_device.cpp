@@ -77,6 +77,7 @@ OpenClDevice::OpenClDevice() {
   context_.local_mem = device_info<cl_ulong>(choice.device, CL_DEVICE_LOCAL_MEM_SIZE, 16384);
   context_.fp64 = device_info<cl_device_fp_config>(choice.device, CL_DEVICE_DOUBLE_FP_CONFIG, 0) != 0;
   context_.buffers = &buffers_;
+  opencl::enqueue_log().guard(context_.queue, &buffers_);
   cl_uint units = device_info<cl_uint>(choice.device, CL_DEVICE_MAX_COMPUTE_UNITS, 0);
   cl_uint mhz = device_info<cl_uint>(choice.device, CL_DEVICE_MAX_CLOCK_FREQUENCY, 0);
   description_ = choice.description + ", " + std::to_string(units) + " compute units, max clock " +
@@ -154,6 +155,7 @@ void OpenClDevice::upload(void* device_dst, const void* host_src, size_t bytes) 
   opencl::Allocation a;
   size_t offset = 0;
   if (bytes == 0 || !locate(device_dst, a, offset, "upload")) return;
+  opencl::HarnessAccess own_transfer;
   cl_int err = clEnqueueWriteBuffer(context_.queue, a.buffer, CL_TRUE, offset, bytes, host_src, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) fail("upload failed: " + cl_error_name(err));
 }
@@ -229,21 +231,33 @@ double OpenClDevice::timed_call(kgb_invoke_fn fn, const kgb_arg* args, int32_t n
   host_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
   if (err != CL_SUCCESS) fail("clFinish failed: " + cl_error_name(err) + " (a kernel faulted or the device was lost)");
 
-  // Device time: from the first command's start to the last one's end. A call
-  // whose commands are invisible here (a library linked elsewhere) falls back
-  // to the markers around it, then to the host time.
-  cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+  // Device time: the union of the commands' own [start, end] intervals, the
+  // time the device spent on the call's work. Not the span from the first
+  // command to the last: host work between two commands (a result computed on
+  // the host, then published by a copy and a no-op kernel) would count as
+  // device time there; here it is a gap that the hybrid check sees in the
+  // host time. For commands back to back, as an in-order queue runs them, the
+  // two are the same. A call whose commands are invisible here (a library
+  // linked elsewhere) falls back to the markers around it, then to the host time.
+  std::vector<std::pair<cl_ulong, cl_ulong>> intervals;
   for (cl_event e : events) {
     cl_ulong s = 0, f = 0;
-    if (profile(e, s, f)) {
-      first = std::min(first, s);
-      last = std::max(last, f);
-    }
+    if (profile(e, s, f)) intervals.emplace_back(s, f);
     clReleaseEvent(e);
   }
   double device_us = -1;
-  if (last > 0 && first <= last) {
-    device_us = static_cast<double>(last - first) / 1000.0;
+  if (!intervals.empty()) {
+    std::sort(intervals.begin(), intervals.end());
+    cl_ulong busy = 0, open_start = intervals.front().first, open_end = intervals.front().second;
+    for (const auto& [s, f] : intervals) {
+      if (s > open_end) {
+        busy += open_end - open_start;
+        open_start = s;
+      }
+      open_end = std::max(open_end, f);
+    }
+    busy += open_end - open_start;
+    device_us = static_cast<double>(busy) / 1000.0;
   } else {
     cl_ulong s0 = 0, f0 = 0, s1 = 0, f1 = 0;
     if (before && after && profile(before, s0, f0) && profile(after, s1, f1) && f1 >= s0)
@@ -281,6 +295,10 @@ void OpenClDevice::check_guards() {
 
 std::string OpenClDevice::sticky_error() {
   if (!init_error_.empty()) return init_error_;
+  if (sticky_.empty()) {
+    std::string violation = opencl::enqueue_log().take_violation();
+    if (!violation.empty()) sticky_ = std::move(violation);
+  }
   if (sticky_.empty()) check_guards();
   return sticky_;
 }

@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "kgb/runner_rules.h"
 #include "kgb_half.h"
 
 namespace kgb::opencl {
@@ -42,6 +43,16 @@ std::vector<Allocation> BufferTable::all() const {
   return out;
 }
 
+bool BufferTable::find_buffer(cl_mem buffer, Allocation* found) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [base, a] : by_base_)
+    if (a.buffer == buffer) {
+      if (found) *found = a;
+      return true;
+    }
+  return false;
+}
+
 void EnqueueLog::start_recording() {
   std::lock_guard lock(mutex_);
   recording_ = true;
@@ -70,16 +81,62 @@ cl_event* EnqueueLog::before(cl_event* user_event, cl_event* local_slot) {
   return recording_ ? local_slot : nullptr;
 }
 
-void EnqueueLog::after(cl_int status, bool is_kernel, cl_event* user_event, cl_event* slot) {
+void EnqueueLog::after(cl_int status, CommandKind kind, cl_event* user_event, cl_event* slot) {
   std::lock_guard lock(mutex_);
   if (status != CL_SUCCESS) return;
-  if (is_kernel) ++kernels_;
-  else ++copies_;
+  if (kind == CommandKind::Kernel) ++kernels_;
+  else if (kind == CommandKind::Transfer) ++copies_;
   if (!recording_ || !slot || !*slot) return;
   // The caller keeps its own reference to an event it asked for.
   if (user_event) clRetainEvent(*slot);
   events_.push_back(*slot);
 }
+
+void EnqueueLog::guard(cl_command_queue harness_queue, const BufferTable* harness_buffers) {
+  std::lock_guard lock(mutex_);
+  harness_queue_ = harness_queue;
+  harness_buffers_ = harness_buffers;
+}
+
+void EnqueueLog::check_queue(cl_command_queue queue, const char* call) {
+  std::lock_guard lock(mutex_);
+  if (!harness_queue_ || queue == harness_queue_ || !violation_.empty()) return;
+  violation_ = std::string(kgb::wire::kRuleForeignQueue) + ": " + call +
+               " on a command queue the harness did not give: every command of a call goes to "
+               "kgb_cl_get_queue(stream), whose events time it";
+}
+
+void EnqueueLog::check_host_access(cl_mem object, const char* call) {
+  if (HarnessAccess::active() || !object) return;
+  // A sub-buffer, or an image made from a buffer, reaches its parent's memory.
+  cl_mem root = object;
+  for (int depth = 0; depth < 8; ++depth) {
+    cl_mem parent = nullptr;
+    if (clGetMemObjectInfo(root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) != CL_SUCCESS || !parent) break;
+    root = parent;
+  }
+  std::lock_guard lock(mutex_);
+  Allocation a;
+  if (!harness_buffers_ || !violation_.empty() || !harness_buffers_->find_buffer(root, &a)) return;
+  violation_ = std::string(kgb::wire::kRuleHostDeviceAccess) + ": " + call + " on device allocation #" +
+               std::to_string(a.serial) + " (" + std::to_string(a.bytes) +
+               " bytes the harness gave the call): host memory may not be written into, or mapped onto, the harness's "
+               "tensors; outputs come from device work (kernels, device copies and fills), inputs may be read with "
+               "clEnqueueReadBuffer";
+}
+
+std::string EnqueueLog::take_violation() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(violation_, {});
+}
+
+namespace {
+thread_local int harness_access_depth = 0;
+}  // namespace
+
+HarnessAccess::HarnessAccess() { ++harness_access_depth; }
+HarnessAccess::~HarnessAccess() { --harness_access_depth; }
+bool HarnessAccess::active() { return harness_access_depth > 0; }
 
 EnqueueLog& enqueue_log() {
   static EnqueueLog log;

@@ -39,11 +39,18 @@ class BufferTable {
   // the byte offset of `p` inside its buffer (guard included).
   bool find(const void* p, Allocation* found, size_t* buffer_offset) const;
   std::vector<Allocation> all() const;
+  // The allocation whose buffer is `buffer` (a sub-buffer or an image made
+  // from one counts as that buffer: callers resolve them first).
+  bool find_buffer(cl_mem buffer, Allocation* found) const;
 
  private:
   mutable std::mutex mutex_;
   std::map<uintptr_t, Allocation> by_base_;
 };
+
+// What an enqueued command counts as: a kernel, or a transfer (buffer read,
+// write, copy, fill) as device work; a map as neither.
+enum class CommandKind { Kernel, Transfer, Map };
 
 // Commands enqueued by code in this process (candidate, helpers, the runner's
 // own transfers). Kernel enqueues are counted always; while `recording` is on
@@ -59,7 +66,22 @@ class EnqueueLog {
   // Called by the interposers around each enqueue. `user_event` is the
   // caller's event pointer (may be null); returns the slot to pass on.
   cl_event* before(cl_event* user_event, cl_event* local_slot);
-  void after(cl_int status, bool is_kernel, cl_event* user_event, cl_event* slot);
+  void after(cl_int status, CommandKind kind, cl_event* user_event, cl_event* slot);
+
+  // What code in this process may do to the harness's data (integrity rule
+  // class "device work that is not device work"): every command goes to the
+  // harness's queue, and nothing writes host memory into a harness
+  // allocation or maps one into host memory, so an output cannot be computed
+  // on the host and published through a map or a host-to-device write. The
+  // device sets the queue and its allocation table once; its own uploads run
+  // inside a HarnessAccess scope. Reading a harness buffer into host memory
+  // (clEnqueueReadBuffer: a scalar argument, an index range check) stays
+  // allowed; host work between commands is not device time (timed_call).
+  void guard(cl_command_queue harness_queue, const BufferTable* harness_buffers);
+  void check_queue(cl_command_queue queue, const char* call);
+  void check_host_access(cl_mem object, const char* call);
+  // The first violation since the last take, "rule: message"; empty if none.
+  std::string take_violation();
 
  private:
   std::mutex mutex_;
@@ -67,6 +89,20 @@ class EnqueueLog {
   int64_t kernels_ = 0;
   int64_t copies_ = 0;
   std::vector<cl_event> events_;
+  cl_command_queue harness_queue_ = nullptr;
+  const BufferTable* harness_buffers_ = nullptr;
+  std::string violation_;
+};
+
+// The harness's own transfers into its allocations, on this thread (a
+// callback the candidate registered runs on a driver thread, outside it).
+class HarnessAccess {
+ public:
+  HarnessAccess();
+  ~HarnessAccess();
+  HarnessAccess(const HarnessAccess&) = delete;
+  HarnessAccess& operator=(const HarnessAccess&) = delete;
+  static bool active();
 };
 
 EnqueueLog& enqueue_log();

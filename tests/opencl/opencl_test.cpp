@@ -107,11 +107,37 @@ TEST_CASE("a write past the end of a tensor's storage is caught by the guard zon
   CHECK(v.summary.find("out-of-bounds write") != std::string::npos);
 }
 
-TEST_CASE("a call that computes on the host and enqueues no kernel is rejected") {
+TEST_CASE("a call that computes on the host and writes the result into the output buffer is rejected") {
+  // No kernel either; the host write into y's buffer is seen first.
   kgb::Verdict v = kgb::evaluate(task("blas/saxpy"), pocl(), kernel_file("saxpy_host_compute.cpp"), check_only());
   INFO(explain(v));
   CHECK(v.outcome == kgb::Outcome::CheatDetected);
-  CHECK(has_finding(v, "no-device-work"));
+  CHECK(has_finding(v, "host-device-access"));
+}
+
+TEST_CASE("outputs computed on the host through a map or a sub-buffer write are rejected, with a kernel beside them") {
+  for (const char* file : {"saxpy_mapped_output.cpp", "saxpy_subbuffer_write.cpp"}) {
+    CAPTURE(file);
+    kgb::Verdict v = kgb::evaluate(task("blas/saxpy"), pocl(), kernel_file(file), check_only());
+    INFO(explain(v));
+    CHECK(v.outcome == kgb::Outcome::CheatDetected);
+    CHECK(has_finding(v, "host-device-access"));
+    CHECK(v.summary.find("device allocation #") != std::string::npos);
+  }
+}
+
+TEST_CASE("a kernel enqueued on a queue of the candidate's own is rejected") {
+  kgb::Verdict v = kgb::evaluate(task("blas/saxpy"), pocl(), kernel_file("saxpy_own_queue.cpp"), check_only());
+  INFO(explain(v));
+  CHECK(v.outcome == kgb::Outcome::CheatDetected);
+  CHECK(has_finding(v, "foreign-queue"));
+}
+
+TEST_CASE("reading an input back to the host is allowed (aten/item's bundled solution)") {
+  const kgb::Task& item = task("aten/item");
+  kgb::Verdict v = kgb::evaluate(item, pocl(), *kgb::bundled_solution(item, "opencl.cpp"), check_only());
+  INFO(explain(v));
+  CHECK(v.outcome == kgb::Outcome::Passed);
 }
 
 TEST_CASE("an in-place list the reference leaves as it came needs no device work, and only then") {
@@ -158,4 +184,24 @@ TEST_CASE("a correct OpenCL kernel is timed with device events next to its basel
   // A loaded 2-core machine can make the host clock look slow; the verdict
   // itself is only asserted when the hybrid check is quiet.
   if (!has_finding(v, "hybrid-timing-mismatch")) CHECK(v.outcome == kgb::Outcome::Passed);
+}
+
+// Host work between device commands is not device time: a result computed on
+// the host and published by a device copy passes the check (right values,
+// device work present, no harness buffer written from the host) and is caught
+// when timed, where the host clock far exceeds the commands' own time.
+TEST_CASE("a host-computed result published by a copy and a no-op kernel fails the hybrid timing check" *
+          doctest::test_suite("serial")) {
+  kgb::Verdict checked = kgb::evaluate(task("blas/saxpy"), pocl(), kernel_file("saxpy_host_publish.cpp"), check_only());
+  INFO(explain(checked));
+  CHECK(checked.outcome == kgb::Outcome::Passed);
+
+  kgb::EvalOptions o = check_only();
+  o.time = true;
+  o.time_budget_seconds = 0.3;
+  o.case_filter = "n_4M_inc2";
+  kgb::Verdict timed = kgb::evaluate(task("blas/saxpy"), pocl(), kernel_file("saxpy_host_publish.cpp"), o);
+  INFO(explain(timed));
+  CHECK(timed.outcome == kgb::Outcome::CheatDetected);
+  CHECK(has_finding(timed, "hybrid-timing-mismatch"));
 }

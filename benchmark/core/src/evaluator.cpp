@@ -24,10 +24,12 @@
 #include <unistd.h>
 
 #include "kgb/case.h"
+#include "kgb/compile_cache.h"
 #include "kgb/paired_speedup.h"
 #include "kgb/timing_bound.h"
 #include "kgb/timing_lock.h"
 #include "kgb/roofline.h"
+#include "kgb/runner_rules.h"
 #include "kgb/paths.h"
 #include "kgb/process.h"
 #include "kgb/wire.h"
@@ -524,6 +526,20 @@ bool has_reject(const Verdict& v) {
   return std::any_of(v.findings.begin(), v.findings.end(), [](const Finding& f) { return f.severity == "reject"; });
 }
 
+// A device error the runner raised for an integrity rule it checks itself
+// (wire::runner_error_rule: a host write into a harness buffer, a command on
+// another queue) ends the evaluation as that rule's reject finding.
+bool runner_rule_violation(Verdict& v, RunnerSession& runner, const std::string& error, const std::string& label) {
+  const std::string_view rule = wire::runner_error_rule(error);
+  if (rule.empty()) return false;
+  runner.finish(5);
+  add_finding(v, std::string(rule), "L2", "reject", error.substr(rule.size() + 2), label);
+  v.outcome = Outcome::CheatDetected;
+  v.summary = std::string(rule) + " (" + label + "): " + error.substr(rule.size() + 2);
+  v.child_stdout = cap(runner.out());
+  v.child_stderr = cap(runner.err());
+  return true;
+}
 
 // Outcome of a runner failing mid-job: timeout or crash, with the case named.
 void runner_failed(Verdict& v, RunnerSession& runner, const Error& error, const std::string& label, CaseCheck* check) {
@@ -784,6 +800,16 @@ std::map<std::string, std::string> build_step_values(const Platform& platform) {
 
 }  // namespace
 
+namespace {
+
+// A build artefact's bytes; empty when it cannot be read.
+std::string read_binary_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string();
+}
+
+}  // namespace
+
 std::string candidate_source_name(const Platform& platform) { return "candidate." + platform.source_extension; }
 
 std::vector<std::string> candidate_compile_argv(const Platform& platform) {
@@ -798,14 +824,48 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
   CompileOutput out;
   auto start = Clock::now();
   const std::string source_name = candidate_source_name(platform);
+  const std::string glue = generate_glue(task);
   {
     std::ofstream(work_dir / source_name, std::ios::binary) << source;
-    std::ofstream(work_dir / "glue.cpp") << generate_glue(task);
+    std::ofstream(work_dir / "glue.cpp") << glue;
   }
   const std::map<std::string, std::string> values = build_step_values(platform);
-  auto run_step = [&](const std::vector<std::string>& templ, const char* what) -> bool {
+  auto substituted = [&](const std::vector<std::string>& templ) {
     std::vector<std::string> argv;
     for (const auto& a : templ) argv.push_back(substitute(a, values));
+    return argv;
+  };
+  const bool links = !platform.has("compile_only") || !platform.link_command.empty();
+  CompileCache* cache = CompileCache::process_cache();
+  std::string cache_key;
+  if (cache) {
+    std::vector<std::vector<std::string>> commands{substituted(platform.compile_command)};
+    if (links) commands.push_back(substituted(platform.link_command));
+    cache_key = CompileCache::key(platform.name, source, glue, commands);
+    if (auto hit = cache->find(cache_key)) {
+      // The same inputs built before in this process: the artefacts come back
+      // from memory; the symbol check runs on them again.
+      std::ofstream(work_dir / "candidate.o", std::ios::binary) << hit->object;
+      out.object = work_dir / "candidate.o";
+      if (hit->linked) {
+        const auto exe = work_dir / "candidate";
+        std::ofstream(exe, std::ios::binary) << hit->executable;
+        std::filesystem::permissions(exe, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                              std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                              std::filesystem::perms::others_exec);
+        out.executable = exe;
+      }
+      out.diagnostics = hit->diagnostics;
+      out.log = hit->log;
+      out.cached = true;
+      if (hooks.symbol_check) out.findings = hooks.symbol_check(out.object, platform);
+      out.ok = true;
+      out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      return out;
+    }
+  }
+  auto run_step = [&](const std::vector<std::string>& templ, const char* what) -> bool {
+    const std::vector<std::string> argv = substituted(templ);
     auto r = run_command(argv, work_dir, platform.limits.compile_seconds);
     if (!r) {
       out.infra_error = std::string(what) + ": " + r.error().message;
@@ -832,7 +892,7 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
   }
   out.object = work_dir / "candidate.o";
   if (hooks.symbol_check) out.findings = hooks.symbol_check(out.object, platform);
-  if (!platform.has("compile_only") || !platform.link_command.empty()) {
+  if (links) {
     if (platform.link_command.empty() || !run_step(platform.link_command, "link")) {
       out.ok = platform.link_command.empty();
       out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -842,12 +902,23 @@ CompileOutput compile_candidate(const Task& task, const Platform& platform, cons
   }
   out.ok = true;
   out.log = cap(out.log, 64 * 1024);
+  if (cache) {
+    auto entry = std::make_shared<CompiledBuild>();
+    entry->object = read_binary_file(out.object);
+    entry->linked = !out.executable.empty();
+    if (entry->linked) entry->executable = read_binary_file(out.executable);
+    entry->diagnostics = out.diagnostics;
+    entry->log = out.log;
+    // A build whose files cannot be read back is not kept.
+    if (!entry->object.empty() && (!entry->linked || !entry->executable.empty())) {
+      const uint64_t bytes = cache_key.size() + entry->bytes();
+      cache->insert(cache_key, std::move(entry), bytes);
+    }
+  }
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
 }
 
-
-ReferenceCache::ReferenceCache(uint64_t max_bytes) : max_bytes_(max_bytes) {}
 
 uint64_t PreparedCase::bytes() const {
   uint64_t n = 0;
@@ -862,38 +933,6 @@ uint64_t PreparedCase::bytes() const {
     for (const auto& item : items)
       if (item) n += item->storage().size();
   return n;
-}
-
-std::shared_ptr<const PreparedCase> ReferenceCache::find(const std::string& key) {
-  std::lock_guard lock(mutex_);
-  auto it = entries_.find(key);
-  if (it == entries_.end()) {
-    ++misses_;
-    return nullptr;
-  }
-  ++hits_;
-  it->second.last_use = ++clock_;
-  return it->second.value;
-}
-
-void ReferenceCache::insert(const std::string& key, std::shared_ptr<const PreparedCase> value) {
-  const uint64_t bytes = value->bytes();
-  std::lock_guard lock(mutex_);
-  if (bytes > max_bytes_ || entries_.count(key)) return;
-  // Least recently used first out, until the new one fits.
-  while (held_bytes_ + bytes > max_bytes_ && !entries_.empty()) {
-    auto oldest = std::min_element(entries_.begin(), entries_.end(),
-                                   [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
-    held_bytes_ -= oldest->second.bytes;
-    entries_.erase(oldest);
-  }
-  entries_[key] = Entry{std::move(value), bytes, ++clock_};
-  held_bytes_ += bytes;
-}
-
-ReferenceCache::Stats ReferenceCache::stats() const {
-  std::lock_guard lock(mutex_);
-  return Stats{hits_, misses_, held_bytes_, entries_.size()};
 }
 
 Result<std::shared_ptr<const PreparedCase>> prepare_case(const Task& entry, size_t case_index, bool performance,
@@ -1262,7 +1301,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
   }
 
   // 3. Check
-  trace("compiled");
+  trace(compiled.cached ? "compiled (the same build earlier in this process: reused from memory)" : "compiled");
   v.stage = Stage::Check;
   auto check_start = Clock::now();
   RunnerSession runner(platform, compiled.executable, work.path());
@@ -1307,6 +1346,10 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
           auto result = runner.run(job, options.check_timeout_seconds, result_limit_for(job), nullptr);
           if (!result) {
             runner_failed(v, runner, result.error(), label, &pending);
+            v.check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
+            return finish(v);
+          }
+          if (runner_rule_violation(v, runner, result->error, label)) {
             v.check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
             return finish(v);
           }
@@ -1622,6 +1665,7 @@ Verdict evaluate(const Task& task, const Platform& platform, const std::string& 
               runner_failed(v, runner, result.error(), label + " (timing)", nullptr);
               return finish(v);
             }
+            if (runner_rule_violation(v, runner, result->error, label + " (timing)")) return finish(v);
             if (!result->error.empty() || result->status != 0) {
               runner.finish(5);
               v.outcome = Outcome::RuntimeError;

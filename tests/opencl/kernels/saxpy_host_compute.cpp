@@ -1,6 +1,6 @@
 // Computes the right answer on the host: reads x and y back, loops on the
-// CPU, writes y. No kernel is enqueued, so the result must be rejected as
-// `no-device-work`. Negative increments are read from the vector's lowest
+// CPU, writes y. The host write into y's buffer is rejected as
+// `host-device-access` (and no kernel is enqueued either: `no-device-work`). Negative increments are read from the vector's lowest
 // address (its storage lies below data).
 #include <stdlib.h>
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kgb/byte_bounded_cache.h"
 #include "kgb/case.h"
 #include "kgb/platform.h"
 #include "kgb/task.h"
@@ -33,27 +34,14 @@ struct PreparedCase {
 // The per-run cache of performance-case references: keyed by (entry, spec
 // hash, case, dtypes, input seed), in memory, least recently used out first
 // beyond `max_bytes`. Seeds are secret per run, so it never outlives a run.
-class ReferenceCache {
+class ReferenceCache : public ByteBoundedCache<PreparedCase> {
  public:
-  explicit ReferenceCache(uint64_t max_bytes = 4ull << 30);
-  std::shared_ptr<const PreparedCase> find(const std::string& key);
-  void insert(const std::string& key, std::shared_ptr<const PreparedCase> value);
-  struct Stats {
-    uint64_t hits = 0, misses = 0, bytes = 0;
-    size_t entries = 0;
-  };
-  Stats stats() const;
-
- private:
-  struct Entry {
-    std::shared_ptr<const PreparedCase> value;
-    uint64_t bytes = 0;
-    uint64_t last_use = 0;
-  };
-  uint64_t max_bytes_;
-  mutable std::mutex mutex_;
-  std::map<std::string, Entry> entries_;
-  uint64_t held_bytes_ = 0, clock_ = 0, hits_ = 0, misses_ = 0;
+  explicit ReferenceCache(uint64_t max_bytes = 4ull << 30) : ByteBoundedCache(max_bytes) {}
+  using ByteBoundedCache::insert;
+  void insert(const std::string& key, std::shared_ptr<const PreparedCase> value) {
+    const uint64_t bytes = value->bytes();
+    insert(key, std::move(value), bytes);
+  }
 };
 
 // Builds case `case_index` of the entry (performance or correctness) for a
@@ -116,6 +104,7 @@ struct CompileOutput {
   std::string log;                // compiler output, capped
   double seconds = 0;
   std::string infra_error;        // toolchain missing or not startable
+  bool cached = false;            // the same build earlier in this process (kgb/compile_cache.h)
 };
 CompileOutput compile_candidate(const Task& task, const Platform& platform, const std::string& source,
                                 const std::filesystem::path& work_dir, const EvalHooks& hooks);
