@@ -10,7 +10,7 @@ seconds="${1:-3600}"
 shift || true
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-  targets=(fuzz_sse fuzz_http_body fuzz_json_walk fuzz_extract)
+  targets=(fuzz_sse fuzz_http_body fuzz_json_walk fuzz_extract fuzz_spec fuzz_stream fuzz_config fuzz_jsonrpc)
 fi
 if [[ ! -f build-fuzz/build.ninja ]]; then
   cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-19
@@ -22,5 +22,5 @@ for t in "${targets[@]}"; do
   echo "== $t: ${seconds}s"
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/$t" -max_total_time="$seconds" -timeout=5 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build-fuzz/findings/$t/" "build-fuzz/corpus-$t" \
-    2>&1 | tee "build-fuzz/findings/$t.log" | grep -E '^#[0-9]+ +(DONE|INITED)|stat::|ERROR|SUMMARY' || true
+    2>&1 | tee "build-fuzz/findings/$t.log" | grep -E '^#[0-9]+[[:space:]]+(DONE|INITED)|stat::|ERROR|SUMMARY' || true
 done

@@ -177,6 +177,20 @@ TEST_CASE("configuration: mistakes are errors that say where") {
   auto c = parse_config_toml("[run]\nsamples = 0\n", "x.toml");
   REQUIRE(c.ok());
   CHECK(!validate_config(*c).ok());
+  // Numbers come through unchanged or not at all: nothing narrowed, nothing that the recorded
+  // JSON (and so `kgb run --resume`) could not read back.
+  auto narrowed = parse_config_toml("[run]\nsamples = 4294967297\n", "x.toml");
+  REQUIRE(!narrowed.ok());
+  CHECK(narrowed.error().message.find("samples must be an integer from -2147483648 to 2147483647") != std::string::npos);
+  for (const char* text : {"[provider]\ntimeout_seconds = nan\n", "[budget.run]\nusd = inf\n", "[oracle]\nfail_429 = -nan\n"}) {
+    CAPTURE(text);
+    auto not_finite = parse_config_toml(text, "x.toml");
+    REQUIRE(!not_finite.ok());
+    CHECK(not_finite.error().message.find("must be a finite number") != std::string::npos);
+  }
+  nlohmann::json recorded = config_to_json(RunConfig{});
+  recorded["run"]["concurrency"] = 1ULL << 40;
+  CHECK(!config_from_json(recorded).ok());
   auto below = parse_config_toml("[evaluation]\nprofile_below = -1\n", "x.toml");
   REQUIRE(!below.ok());
   CHECK(below.error().message.find("profile_below must be a speedup >= 0") != std::string::npos);

@@ -81,21 +81,49 @@ TEST_CASE("JSON-RPC: malformed messages get the protocol's error objects") {
   CHECK_FALSE(bad_notification.error_response.has_value());
 }
 
+namespace {
+
+// A message nested `depth` levels deep in all (the message object is level 1).
+std::string nested_message(int depth) {
+  std::string text = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":)";
+  const int arrays = depth - 2;
+  text.append(arrays, '[');
+  text.append(arrays, ']');
+  return text + "}}";
+}
+
+}  // namespace
+
 TEST_CASE("JSON-RPC: deep nesting and huge strings are handled, not crashed on") {
   std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":)";
   for (int i = 0; i < 200000; ++i) deep += '[';
-  auto m = jsonrpc::parse(deep);  // unterminated: a parse error, after walking all of it
+  auto m = jsonrpc::parse(deep);  // unterminated and too deep: refused before nlohmann sees it
   CHECK(m.kind == Kind::Invalid);
   CHECK(error_code(m) == jsonrpc::kParseError);
-  std::string closed = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":)";
-  for (int i = 0; i < 100000; ++i) closed += '[';
-  for (int i = 0; i < 100000; ++i) closed += ']';
-  closed += "}}";
-  auto ok = jsonrpc::parse(closed);
-  CHECK(ok.kind == Kind::Request);
   const std::string big(8 << 20, 'a');
   auto big_message = jsonrpc::parse(R"({"jsonrpc":"2.0","id":1,"method":"x","params":{"s":")" + big + "\"}}");
   CHECK(big_message.params["s"].get_ref<const std::string&>().size() == big.size());
+}
+
+TEST_CASE("JSON-RPC: messages nested deeper than the limit are refused before they are parsed") {
+  auto at_limit = jsonrpc::parse(nested_message(jsonrpc::kMaxNesting));
+  CHECK(at_limit.kind == Kind::Request);
+  for (int depth : {jsonrpc::kMaxNesting + 1, 100000, 1000000}) {
+    CAPTURE(depth);
+    // A million levels, parsed and copied into params, overflow the stack.
+    auto m = jsonrpc::parse(nested_message(depth));
+    CHECK(m.kind == Kind::Invalid);
+    CHECK(error_code(m) == jsonrpc::kParseError);
+    CHECK((*m.error_response)["id"].is_null());
+  }
+  // Brackets inside strings are text, escaped quotes do not end a string.
+  const std::string brackets(100000, '[');
+  auto in_string = jsonrpc::parse(R"({"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"\")" + brackets + R"(\\", "t":"[{"}})");
+  REQUIRE(in_string.kind == Kind::Request);
+  CHECK(in_string.params["s"].get_ref<const std::string&>().size() == brackets.size() + 2);
+  auto escaped_then_deep = jsonrpc::parse(R"({"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"\"","d":)" +
+                                          nested_message(jsonrpc::kMaxNesting) + "}}");
+  CHECK(error_code(escaped_then_deep) == jsonrpc::kParseError);
 }
 
 TEST_CASE("JSON-RPC: serialized messages are one line and survive invalid UTF-8") {

@@ -33,10 +33,11 @@ struct RawUsage {
     Usage u;
     u.reported = reported;
     u.estimated = estimated;
-    u.input_tokens = input + cache_creation + cache_read;
-    u.cached_input_tokens = cache_read;
-    u.cache_write_tokens = cache_creation;
-    u.output_tokens = output;
+    // Bounded before they are added: a hostile count must not overflow the sum.
+    u.cached_input_tokens = wire::token_count(cache_read);
+    u.cache_write_tokens = wire::token_count(cache_creation);
+    u.input_tokens = wire::token_count(input) + u.cache_write_tokens + u.cached_input_tokens;
+    u.output_tokens = wire::token_count(output);
     return u;
   }
 };

@@ -22,12 +22,6 @@ namespace kgb::llm {
 
 namespace http = beast::http;
 
-std::string_view HttpResponse::header(std::string_view lower_case_name) const {
-  for (const HttpHeader& h : headers)
-    if (h.name == lower_case_name) return h.value;
-  return {};
-}
-
 namespace detail {
 
 CallError transport_error(ErrorKind kind, std::string message, bool retryable) {

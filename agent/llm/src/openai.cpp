@@ -22,7 +22,7 @@ Usage parse_usage(const json& usage) {
   if (const json* details = wire::field(usage, "completion_tokens_details"))
     u.reasoning_tokens = wire::integer(*details, "reasoning_tokens");
   u.estimated = wire::boolean(usage, "estimated");
-  return u;
+  return wire::token_counts(u);
 }
 
 // Servers disagree on the name of the reasoning text: DeepSeek and vLLM
@@ -196,7 +196,7 @@ class OpenAiStreamDecoder final : public StreamDecoder {
     ChatResponse& r = reply_.response;
     if (r.id.empty()) r.id = walker_.id;
     if (r.model.empty()) r.model = walker_.model;
-    if (walker_.has_usage) r.usage = walker_.usage;
+    if (walker_.has_usage) r.usage = wire::token_counts(walker_.usage);
     for (std::size_t i = 0; i < walker_.used; ++i) {
       ChunkWalker::Choice& choice = walker_.choices[i];
       if (choice.index != 0) continue;  // n > 1 is not used by the agent

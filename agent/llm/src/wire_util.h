@@ -2,6 +2,8 @@
 // field of the wrong type reads as empty, never as an exception.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -12,6 +14,17 @@
 namespace kgb::llm::wire {
 
 using json = nlohmann::json;
+
+// A token count as a server reports it, made safe to add up: a negative count
+// (or one past INT64_MAX, which arrives wrapped) reads as 0, and none exceeds
+// 2^50, so sums over the fields of one answer and over calls cannot overflow.
+inline int64_t token_count(int64_t reported) { return std::clamp<int64_t>(reported, 0, int64_t{1} << 50); }
+
+inline Usage token_counts(Usage u) {
+  for (int64_t* count : {&u.input_tokens, &u.cached_input_tokens, &u.cache_write_tokens, &u.output_tokens, &u.reasoning_tokens})
+    *count = token_count(*count);
+  return u;
+}
 
 inline const json* field(const json& object, std::string_view key) {
   if (!object.is_object()) return nullptr;

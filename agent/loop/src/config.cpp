@@ -2,7 +2,9 @@
 // JSON shape the store records, and one strict reader handles both.
 #include "kgb/agent/config.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -82,7 +84,8 @@ class Section {
         if (!v.is_string()) throw std::invalid_argument("a string");
         out = v.get<std::string>();
       } else if constexpr (std::is_floating_point_v<T>) {
-        if (!v.is_number()) throw std::invalid_argument("a number");
+        // nan and inf would be recorded as null, and the run could not be resumed.
+        if (!v.is_number() || !std::isfinite(v.get<double>())) throw std::invalid_argument("a finite number");
         out = v.get<T>();
       } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
         if (!v.is_array()) throw std::invalid_argument("a list of strings");
@@ -96,8 +99,15 @@ class Section {
         out = v;
       } else if constexpr (std::is_integral_v<T>) {
         if (!v.is_number_integer()) throw std::invalid_argument("an integer");
+        using limits = std::numeric_limits<T>;
+        const bool negative = !v.is_number_unsigned() && v.get<int64_t>() < 0;
         if constexpr (std::is_unsigned_v<T>)
-          if (v.get<int64_t>() < 0 && !v.is_number_unsigned()) throw std::invalid_argument("a non-negative integer");
+          if (negative) throw std::invalid_argument("a non-negative integer");
+        // Never narrowed silently: samples = 4294967297 is not 1.
+        const bool fits = negative ? v.get<int64_t>() >= static_cast<int64_t>(limits::min())
+                                   : v.get<uint64_t>() <= static_cast<uint64_t>(limits::max());
+        if (!fits)
+          throw std::invalid_argument("an integer from " + std::to_string(limits::min()) + " to " + std::to_string(limits::max()));
         out = v.get<T>();
       }
     } catch (const std::invalid_argument& e) {

@@ -1,5 +1,7 @@
 #include "kgb/mcp/jsonrpc.h"
 
+#include <cstddef>
+
 namespace kgb::mcp::jsonrpc {
 
 using json = nlohmann::json;
@@ -13,6 +15,30 @@ Message invalid(json id, int code, std::string text) {
   m.kind = Message::Kind::Invalid;
   m.error_response = error(id, code, std::move(text));
   return m;
+}
+
+// Whether arrays and objects nest deeper than `limit`, found by a scan that
+// parses nothing: brackets inside strings are text, and a backslash there
+// escapes the next byte. Up to the first error nlohmann would report, this
+// counts exactly what its parser would build, so for any text it is an upper
+// bound of the depth nlohmann reaches.
+bool nested_deeper_than(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -63,6 +89,8 @@ Message classify(const json& j) {
 }
 
 Message parse(std::string_view text) {
+  if (nested_deeper_than(text, kMaxNesting))
+    return invalid(nullptr, kParseError, "the message nests arrays and objects deeper than " + std::to_string(kMaxNesting) + " levels");
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return invalid(nullptr, kParseError, "the message is not valid JSON (or not UTF-8)");
   return classify(j);

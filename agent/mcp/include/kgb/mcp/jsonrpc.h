@@ -2,7 +2,10 @@
 // (no batches), ids that are strings or integers, params that are objects.
 // parse() classifies one message and, for one that is malformed, builds the
 // error response the protocol prescribes (-32700 for text that is not JSON,
-// -32600 for JSON that is not a valid message).
+// -32600 for JSON that is not a valid message). A message nested deeper than
+// kMaxNesting is refused with -32700 before it is parsed: nlohmann's values
+// copy and compare recursively, so a few hundred thousand '[' would overflow
+// the server's stack.
 #pragma once
 
 #include <optional>
@@ -21,6 +24,11 @@ enum ErrorCode : int {
   kInternalError = -32603,
   kResourceNotFound = -32002,  // MCP: resources/read of an unknown URI
 };
+
+// Arrays and objects inside one another, the message object included. MCP
+// messages need a handful; tool arguments (kernel sources travel as strings)
+// a few more.
+inline constexpr int kMaxNesting = 512;
 
 struct Message {
   enum class Kind { Request, Notification, Response, Invalid };
