@@ -230,6 +230,19 @@ TEST_CASE("openai: stream errors, truncation and garbage") {
   }
 }
 
+TEST_CASE("openai: usage counts out of range read as bounded counts, never as undefined conversions") {
+  auto api = make_provider_api(config_for(ApiKind::OpenAI));
+  ParsedReply reply = api->parse_response(R"({
+    "id": "c", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "x"}}],
+    "usage": {"prompt_tokens": 1e300, "completion_tokens": -5, "total_tokens": 18446744073709551615,
+              "completion_tokens_details": {"reasoning_tokens": 2.5}}})");
+  REQUIRE_FALSE(reply.error);
+  const auto& u = reply.response.usage;
+  CHECK(u.input_tokens == (int64_t{1} << 50));
+  CHECK(u.output_tokens == 0);
+  CHECK(u.reasoning_tokens == 2);
+}
+
 TEST_CASE("anthropic: request body with cached system prompt, tool use and thinking") {
   auto api = make_provider_api(config_for(ApiKind::Anthropic));
   ChatRequest r = tool_conversation();

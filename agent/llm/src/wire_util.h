@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,6 +45,16 @@ inline std::string text(const json& object, std::string_view key) {
 inline int64_t integer(const json& object, std::string_view key) {
   const json* value = field(object, key);
   if (!value || !value->is_number()) return 0;
+  if (value->is_number_float()) {
+    // 1e300 or nan as an integer: converting it would be undefined; the
+    // nearest representable count (0 for nan) is what the caller clamps.
+    const double d = value->get<double>();
+    if (std::isnan(d)) return 0;
+    if (d >= 9.2e18) return INT64_MAX;
+    if (d <= -9.2e18) return INT64_MIN;
+    return static_cast<int64_t>(d);
+  }
+  if (value->is_number_unsigned() && value->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return INT64_MAX;
   return value->get<int64_t>();
 }
 
