@@ -33,6 +33,33 @@ inline double ks_distance(std::span<const double> a, std::span<const double> b) 
   return d;
 }
 
+// The two-sample statistic with one representable step of slack: how far
+// either sample's CDF at a value v exceeds the other's at next_up(v), the
+// next value of the output dtype above v. Two correct samplers that round in
+// a different order move a draw by at most one step (ATen's CUDA kernel rounds
+// its uniform to the 16-bit T before scaling it; the reference scales in
+// double and rounds once: a plain distance of 0.0022 over 2e7 bf16 draws,
+// twice the test's bound), so the comparison is made at the dtype's
+// resolution; a distribution off by more than a step still shows.
+template <typename NextUp>
+inline double ks_distance_within_step(std::span<const double> a, std::span<const double> b, NextUp next_up) {
+  double d = 0;
+  auto one_side = [&](std::span<const double> p, std::span<const double> q) {
+    for (size_t i = 0; i < p.size();) {
+      const double v = p[i];
+      const size_t at_or_below = static_cast<size_t>(std::upper_bound(p.begin(), p.end(), v) - p.begin());
+      const size_t other = static_cast<size_t>(std::upper_bound(q.begin(), q.end(), next_up(v)) - q.begin());
+      d = std::max(d, static_cast<double>(at_or_below) / static_cast<double>(p.size()) -
+                          static_cast<double>(other) / static_cast<double>(q.size()));
+      i = at_or_below;
+    }
+  };
+  if (a.empty() || b.empty()) return 0;
+  one_side(a, b);
+  one_side(b, a);
+  return d;
+}
+
 // Pearson correlation of the first min(|a|, |b|) elements (1 when either is
 // constant: a constant series is as dependent as it gets).
 inline double correlation(std::span<const double> a, std::span<const double> b) {
