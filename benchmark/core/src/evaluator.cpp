@@ -1,4 +1,5 @@
 #include "kgb/evaluator.h"
+#include "kgb/host_memory.h"
 
 #include <algorithm>
 #include <csignal>
@@ -1208,6 +1209,7 @@ void check_call_integrity(Verdict& v, const Task& entry, const CaseInstance& ins
 
 Verdict evaluate(const Task& task, const Platform& platform, const std::string& source, const EvalOptions& options,
                  const EvalHooks& hooks) {
+  const HostMemoryScope host_memory;  // freed case buffers are reused, then given back with the verdict
   auto started = Clock::now();
   Verdict v;
   v.task = task.id;
@@ -1859,6 +1861,7 @@ std::vector<std::string> task_gaps(const Task& task) {
 }
 
 TaskValidation validate_task(const Task& task, const Platform& platform, const EvalOptions& options) {
+  const HostMemoryScope host_memory;  // the degeneracy checks below allocate per case as evaluate() does
   TaskValidation tv;
   tv.task = task.id;
   tv.gaps = task_gaps(task);

@@ -15,13 +15,12 @@
 
 namespace kgb::pointwise {
 
-// For every element of out (row-major logical order), the row-major logical
-// index of the input element it reads, following right-aligned broadcasting.
-inline std::vector<int64_t> broadcast_sources(const std::vector<int64_t>& out_sizes,
-                                              const std::vector<int64_t>& in_sizes) {
+// How far one input's row-major logical index advances per unit of each out
+// dim under right-aligned broadcasting (0 along broadcast dims).
+inline std::vector<int64_t> broadcast_steps(const std::vector<int64_t>& out_sizes, const std::vector<int64_t>& in_sizes) {
   const size_t r = out_sizes.size(), k = in_sizes.size();
   if (k > r) throw std::runtime_error("pointwise reference: an input has a higher rank than out");
-  std::vector<int64_t> step(r, 0);  // input index advance per unit of each out dim
+  std::vector<int64_t> step(r, 0);
   int64_t stride = 1;
   for (size_t j = 0; j < k; ++j) {
     const size_t din = k - 1 - j, dout = r - 1 - j;
@@ -31,21 +30,30 @@ inline std::vector<int64_t> broadcast_sources(const std::vector<int64_t>& out_si
     }
     stride *= in_sizes[din];
   }
+  return step;
+}
+
+// Calls visit(i, src) for every element i of out in row-major logical order,
+// src[k] being the logical index input k reads there. The indices are walked
+// with an odometer rather than stored: a stored table per input cost as much
+// memory as the fp64 values themselves.
+template <class Visit>
+void for_each_broadcast(const std::vector<int64_t>& out_sizes, const std::vector<const HostTensor*>& inputs, Visit visit) {
+  const size_t r = out_sizes.size(), m = inputs.size();
+  std::vector<std::vector<int64_t>> steps;
+  for (const HostTensor* t : inputs) steps.push_back(broadcast_steps(out_sizes, t->sizes()));
   int64_t n = 1;
   for (int64_t s : out_sizes) n *= s;
-  std::vector<int64_t> src(static_cast<size_t>(n));
-  std::vector<int64_t> idx(r, 0);
-  int64_t cur = 0;
+  std::vector<int64_t> idx(r, 0), src(m, 0);
   for (int64_t i = 0; i < n; ++i) {
-    src[static_cast<size_t>(i)] = cur;
+    visit(static_cast<size_t>(i), src.data());
     for (size_t d = r; d-- > 0;) {  // odometer increment over out's index
-      cur += step[d];
+      for (size_t k = 0; k < m; ++k) src[k] += steps[k][d];
       if (++idx[d] < out_sizes[d]) break;
-      cur -= step[d] * out_sizes[d];
+      for (size_t k = 0; k < m; ++k) src[k] -= steps[k][d] * out_sizes[d];
       idx[d] = 0;
     }
   }
-  return src;
 }
 
 // out[i] = f(in_0[src_0(i)], in_1[src_1(i)], ...) in double, every input
@@ -54,17 +62,12 @@ inline std::vector<int64_t> broadcast_sources(const std::vector<int64_t>& out_si
 template <class F>
 void map_doubles(const std::vector<const HostTensor*>& inputs, HostTensor& out, F f) {
   std::vector<std::vector<double>> values;
-  std::vector<std::vector<int64_t>> sources;
-  for (const HostTensor* t : inputs) {
-    values.push_back(to_doubles(*t));
-    sources.push_back(broadcast_sources(out.sizes(), t->sizes()));
-  }
-  const size_t n = static_cast<size_t>(out.numel());
-  std::vector<double> r(n), args(inputs.size());
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t k = 0; k < inputs.size(); ++k) args[k] = values[k][static_cast<size_t>(sources[k][i])];
+  for (const HostTensor* t : inputs) values.push_back(to_doubles(*t));
+  std::vector<double> r(static_cast<size_t>(out.numel())), args(inputs.size());
+  for_each_broadcast(out.sizes(), inputs, [&](size_t i, const int64_t* src) {
+    for (size_t k = 0; k < inputs.size(); ++k) args[k] = values[k][static_cast<size_t>(src[k])];
     r[i] = f(args);
-  }
+  });
   from_doubles(out, r);
 }
 
@@ -72,17 +75,12 @@ void map_doubles(const std::vector<const HostTensor*>& inputs, HostTensor& out, 
 template <class F>
 void map_ints(const std::vector<const HostTensor*>& inputs, HostTensor& out, F f) {
   std::vector<std::vector<int64_t>> values;
-  std::vector<std::vector<int64_t>> sources;
-  for (const HostTensor* t : inputs) {
-    values.push_back(to_ints(*t));
-    sources.push_back(broadcast_sources(out.sizes(), t->sizes()));
-  }
-  const size_t n = static_cast<size_t>(out.numel());
-  std::vector<int64_t> r(n), args(inputs.size());
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t k = 0; k < inputs.size(); ++k) args[k] = values[k][static_cast<size_t>(sources[k][i])];
+  for (const HostTensor* t : inputs) values.push_back(to_ints(*t));
+  std::vector<int64_t> r(static_cast<size_t>(out.numel())), args(inputs.size());
+  for_each_broadcast(out.sizes(), inputs, [&](size_t i, const int64_t* src) {
+    for (size_t k = 0; k < inputs.size(); ++k) args[k] = values[k][static_cast<size_t>(src[k])];
     r[i] = f(args);
-  }
+  });
   from_ints(out, r);
 }
 
@@ -90,17 +88,12 @@ void map_ints(const std::vector<const HostTensor*>& inputs, HostTensor& out, F f
 template <class F>
 void map_complex(const std::vector<const HostTensor*>& inputs, HostTensor& out, F f) {
   std::vector<std::vector<std::complex<double>>> values;
-  std::vector<std::vector<int64_t>> sources;
-  for (const HostTensor* t : inputs) {
-    values.push_back(to_complex(*t));
-    sources.push_back(broadcast_sources(out.sizes(), t->sizes()));
-  }
-  const size_t n = static_cast<size_t>(out.numel());
-  std::vector<std::complex<double>> r(n), args(inputs.size());
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t k = 0; k < inputs.size(); ++k) args[k] = values[k][static_cast<size_t>(sources[k][i])];
+  for (const HostTensor* t : inputs) values.push_back(to_complex(*t));
+  std::vector<std::complex<double>> r(static_cast<size_t>(out.numel())), args(inputs.size());
+  for_each_broadcast(out.sizes(), inputs, [&](size_t i, const int64_t* src) {
+    for (size_t k = 0; k < inputs.size(); ++k) args[k] = values[k][static_cast<size_t>(src[k])];
     r[i] = f(args);
-  }
+  });
   from_complex(out, r);
 }
 
