@@ -121,6 +121,7 @@ struct RunArgs {
   std::string api_key_env, oracle_latency, cases, executor, partition;
   std::vector<std::string> params, extra;
   int samples = 0, concurrency = 0, max_iters = 0, jobs = 0, seeds = 0, oracle_compile_errors = -1, oracle_wrong_results = -1;
+  int timing_pairs = 0;
   int64_t budget_tokens = 0, run_budget_tokens = 0, max_output_tokens = 0;
   double budget_usd = -1, run_budget_usd = -1, wall_time = 0, run_wall_time = 0, temperature = -1, time_budget = 0;
   uint64_t seed = 0;
@@ -163,7 +164,7 @@ int run_command(CLI::App& cmd, RunArgs& a) {
     if (given("--concurrency")) options.concurrency = a.concurrency;
     for (const char* flag : {"--policy", "--provider", "--model", "--platform", "--tasks", "--samples", "--budget-tokens",
                              "--budget-usd", "--max-iters", "--wall-time", "--run-budget-tokens", "--run-budget-usd",
-                             "--run-wall-time", "--param", "--time-budget", "--seeds", "--cases", "--no-time", "--no-lint",
+                             "--run-wall-time", "--param", "--time-budget", "--timing-pairs", "--seeds", "--cases", "--no-time", "--no-lint",
                              "--no-baseline", "--seed", "--oracle-compile-errors", "--oracle-wrong-results", "--extra"})
       if (given(flag))
         std::cerr << "kgb run: note: " << flag << " is ignored when resuming (the run keeps its recorded configuration)\n";
@@ -188,6 +189,7 @@ int run_command(CLI::App& cmd, RunArgs& a) {
     if (a.no_lint) c.evaluation.lint = false;
     if (a.no_baseline) c.evaluation.baseline = false;
     if (given("--time-budget")) c.evaluation.time_budget_seconds = a.time_budget;
+    if (given("--timing-pairs")) c.evaluation.timing_pairs = a.timing_pairs;
     if (given("--seeds")) c.evaluation.seeds_per_case = a.seeds;
     if (given("--cases")) c.evaluation.cases = a.cases;
     if (given("--budget-tokens")) c.attempt_budget.total_tokens = a.budget_tokens;
@@ -409,6 +411,9 @@ void add_agent_commands(CLI::App& app, int& exit_code) {
   run->add_flag("--no-lint", a.no_lint, "skip the static checks");
   run->add_flag("--no-baseline", a.no_baseline, "do not time the baseline");
   run->add_option("--time-budget", a.time_budget, "seconds of timed iterations per performance case (default 1)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--timing-pairs", a.timing_pairs,
+                  "interleaved candidate/baseline blocks per performance case (default 6; 1 is cheapest)")
       ->check(CLI::PositiveNumber);
   run->add_option("--seeds", a.seeds, "input seeds per correctness case (default 2)")->check(CLI::PositiveNumber);
   run->add_option("--cases", a.cases, "only cases whose name matches this glob");

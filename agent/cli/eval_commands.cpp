@@ -341,6 +341,12 @@ void add_eval_commands(CLI::App& app, int& exit_code) {
         return;
       }
       auto tasks = filter_tasks(all.tasks, *glob);
+      // A filter that matches nothing is a typo, not a passing validation.
+      if (tasks.empty() && !glob->empty()) {
+        std::cerr << "error: no task matches '" << *glob << "' (see `kgb tasks`)\n";
+        exit_code = kExitUsage;
+        return;
+      }
       EvalOptions opts = options_from(*args);
       json out = json::array();
       int failures = 0;

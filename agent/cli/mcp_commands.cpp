@@ -25,7 +25,7 @@ struct ServerArgs {
   std::string token_env, info_file;
   int64_t budget_tokens = 0;
   double budget_usd = 0, wall_time = 0;
-  int max_iters = 0, max_evaluations = 0, jobs = 0, seeds = 0;
+  int max_iters = 0, max_evaluations = 0, jobs = 0, seeds = 0, timing_pairs = 0;
   double time_budget = 0;
   bool no_time = false, no_lint = false, no_baseline = false;
   bool json = false;  // refused: see run_server
@@ -70,6 +70,7 @@ int run_server(CLI::App& cmd, ServerArgs& a) {
   if (given("--jobs")) o.evaluation.jobs = a.jobs;
   if (given("--seeds")) o.evaluation.seeds_per_case = a.seeds;
   if (given("--time-budget")) o.evaluation.time_budget_seconds = a.time_budget;
+  if (given("--timing-pairs")) o.evaluation.timing_pairs = a.timing_pairs;
   if (a.no_time) o.evaluation.time = false;
   if (a.no_lint) o.evaluation.lint = false;
   if (a.no_baseline) o.evaluation.baseline = false;
@@ -245,6 +246,8 @@ void add_mcp_commands(CLI::App& app, int& exit_code) {
     cmd->add_option("--max-iters", a->max_iters, "per attempt: distinct kernels tried");
     cmd->add_option("--max-evaluations", a->max_evaluations, "per attempt: evaluate, profile and submit calls");
     cmd->add_option("--time-budget", a->time_budget, "seconds of timed calls per performance case");
+    cmd->add_option("--timing-pairs", a->timing_pairs, "interleaved candidate/baseline blocks per performance case (default 6)")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--seeds", a->seeds, "input seeds per correctness case");
     cmd->add_option("--cases", o.evaluation.cases, "only cases whose name matches this glob");
     cmd->add_option("--jobs", a->jobs, "compile and check jobs at once (default: the cores)");

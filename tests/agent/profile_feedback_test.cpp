@@ -28,6 +28,7 @@ TEST_CASE("tool-agent against the oracle: the profile tool returns the profiler'
     o.config.evaluation.time = true;
     o.config.evaluation.baseline = true;
     o.config.evaluation.time_budget_seconds = 0.2;
+    o.config.evaluation.timing_pairs = 1;  // the profile is under test, not the timing: one block each
     o.config.evaluation.profile_below = 1e9;  // every correct kernel is "slower than its baseline"
     const agent::RunSummary s = run_to_end(o);
     CHECK(s.tasks_solved == 1);

@@ -4,6 +4,7 @@
 #include "kgb/agent/budget.h"
 #include "kgb/agent/config.h"
 #include "kgb/agent/policy.h"
+#include "kgb/agent/tools.h"
 
 using namespace kgb;
 using namespace kgb::agent;
@@ -204,6 +205,20 @@ TEST_CASE("configuration: [evaluation] profile_below, 1.0 unless set, 0 turns th
   REQUIRE(off.ok());
   CHECK(off->evaluation.profile_below == 0.0);
   CHECK(config_to_json(*off)["evaluation"]["profile_below"] == 0.0);
+}
+
+TEST_CASE("configuration: [evaluation] timing_pairs, 6 unless set, reaches the evaluation options, at least 1") {
+  auto d = parse_config_toml("", "x.toml");
+  REQUIRE(d.ok());
+  CHECK(d->evaluation.timing_pairs == 6);
+  auto one = parse_config_toml("[evaluation]\ntiming_pairs = 1\n", "x.toml");
+  REQUIRE(one.ok());
+  CHECK(one->evaluation.timing_pairs == 1);
+  CHECK(config_to_json(*one)["evaluation"]["timing_pairs"] == 1);
+  CHECK(eval_options_for(ToolKind::Submit, one->evaluation, 7).timing_pairs == 1);
+  auto zero = parse_config_toml("[evaluation]\ntiming_pairs = 0\n", "x.toml");
+  REQUIRE(!zero.ok());
+  CHECK(zero.error().message.find("timing_pairs must be at least 1") != std::string::npos);
 }
 
 TEST_CASE("the example experiment configuration loads, validates and resolves its policy parameters") {

@@ -74,7 +74,7 @@ extern "C" int kgb_blas_saxpy(double alpha, const kgb_tensor* x, kgb_tensor* y, 
 };
 
 // Flags that keep evaluations short in tests.
-export const fastEval = ['--seeds', '1', '--time-budget', '0.05'];
+export const fastEval = ['--seeds', '1', '--time-budget', '0.05', '--timing-pairs', '1'];
 
 export function run(args, options = {}) {
   const r = spawnSync(kgb, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });

@@ -261,6 +261,8 @@ Result<RunConfig> from_tree(const json& root, RunConfig c, const std::string& or
     s.get("baseline", e.baseline);
     s.get("seeds_per_case", e.seeds_per_case);
     s.get("time_budget_seconds", e.time_budget_seconds);
+    s.get("timing_pairs", e.timing_pairs);
+    if (e.timing_pairs < 1) s.fail("[evaluation] timing_pairs must be at least 1");
     s.get("check_timeout_seconds", e.check_timeout_seconds);
     s.get("jobs", e.jobs);
     s.get("cases", e.cases);
@@ -475,6 +477,7 @@ nlohmann::json config_to_json(const RunConfig& c) {
                      {"baseline", e.baseline},
                      {"seeds_per_case", e.seeds_per_case},
                      {"time_budget_seconds", e.time_budget_seconds},
+                     {"timing_pairs", e.timing_pairs},
                      {"check_timeout_seconds", e.check_timeout_seconds},
                      {"jobs", e.jobs},
                      {"cases", e.cases},

@@ -152,6 +152,7 @@ EvalOptions eval_options_for(ToolKind kind, const EvaluationSettings& s, uint64_
   o.seed = seed;
   o.check_timeout_seconds = s.check_timeout_seconds;
   o.time_budget_seconds = s.time_budget_seconds;
+  o.timing_pairs = s.timing_pairs;
   o.case_filter = s.cases;
   return o;
 }
@@ -163,6 +164,7 @@ json eval_options_json(const EvalOptions& o) {
           {"seeds_per_case", o.seeds_per_case},
           {"check_timeout_seconds", o.check_timeout_seconds},
           {"time_budget_seconds", o.time_budget_seconds},
+          {"timing_pairs", o.timing_pairs},
           {"case_filter", o.case_filter}};
 }
 

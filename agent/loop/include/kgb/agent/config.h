@@ -13,7 +13,7 @@
 //   [oracle]     compile_error_attempts, wrong_result_attempts, latency_ms ("MS" or "MIN:MAX"),
 //                seed, fail_429, fail_500, fail_mid_stream, fail_truncate, threads
 //   [evaluation] lint, time, baseline, seeds_per_case, time_budget_seconds,
-//                check_timeout_seconds, jobs, cases
+//                timing_pairs, check_timeout_seconds, jobs, cases, profile_below
 //   [feedback]   max_diagnostics, max_cases, max_findings, max_chars, max_line_chars
 //   [budget.attempt] and [budget.run]: tokens, input_tokens, output_tokens, reasoning_tokens,
 //                cached_tokens, usd, iterations, wall_seconds
@@ -82,6 +82,10 @@ struct EvaluationSettings {
   bool baseline = true;
   int seeds_per_case = 2;
   double time_budget_seconds = 1.0;
+  // Interleaved candidate/baseline blocks per performance case (EvalOptions::
+  // timing_pairs); each block pays its own warm-up, so 1 is the cheapest and
+  // the least robust on a shared host.
+  int timing_pairs = 6;
   double check_timeout_seconds = 20;
   int jobs = 0;           // compile/evaluate jobs at once; 0: the cores of this machine
   std::string cases;      // glob on case names; empty: all
