@@ -31,6 +31,7 @@ TEST_CASE("harness tools: performance-case references are built once per run and
   options.baseline = false;
   options.seed = 1234;
   options.time_budget_seconds = 0.05;
+  options.timing_pairs = 1;  // the reference cache is under test: one timed block each
   const Verdict first = tools->evaluate(source.str(), *saxpy, *platform, options);
   REQUIRE_MESSAGE(first.passed(), nlohmann::json(first).dump());
   const auto after_first = tools->stats()["reference_cache"];

@@ -171,6 +171,7 @@ TEST_CASE("refine with profiling: correct kernels are timed, best kept, stop at 
   o.config.evaluation.time = true;
   o.config.evaluation.baseline = true;
   o.config.evaluation.time_budget_seconds = 0.05;
+  o.config.evaluation.timing_pairs = 1;  // what is kept and why it stops is under test, not the timing's robustness
   o.config.evaluation.cases = kOnePerformanceCase;
   o.config.policies["refine"] = {{"target_speedup", 1000.0}, {"max_iterations", 2}};
   const agent::RunSummary s = run_to_end(o);
@@ -253,6 +254,7 @@ TEST_CASE("parallel-refine: n seeds x r rounds; the first correct seed continues
   opt.config.evaluation.time = true;
   opt.config.evaluation.baseline = true;
   opt.config.evaluation.time_budget_seconds = 0.05;
+  opt.config.evaluation.timing_pairs = 1;
   opt.config.evaluation.cases = kOnePerformanceCase;
   opt.config.policies["parallel-refine"] = {{"seeds", 2}, {"rounds", 3}, {"target_speedup", 1000.0}, {"optimize_rounds", 1}};
   const agent::RunSummary s2 = run_to_end(opt);

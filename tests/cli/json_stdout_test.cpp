@@ -74,7 +74,7 @@ TEST_CASE("--json: eval and validate print one document, passing or failing") {
   const std::string dir = temp_dir();
   SUBCASE("eval of the bundled solution") {
     const Ran r = run_kgb({"eval", "blas/saxpy", "--platform", "cpu-x86_64", "--kernel", kSaxpySolution, "--json",
-                           "--time-budget", "0.05", "--no-lint"});
+                           "--time-budget", "0.05", "--timing-pairs", "1", "--no-lint"});
     const auto j = one_document(r, "eval");
     CHECK(r.status.code == 0);
     CHECK(j.value("outcome", "") == "passed");
@@ -126,7 +126,7 @@ TEST_CASE("--json: run, runs and chat print one document; progress goes to stder
   const std::string dir = temp_dir();
   const std::string store = dir + "/runs.db";
   const std::string config = dir + "/experiment.toml";
-  std::ofstream(config) << "[evaluation]\ncases = \"*1*\"\ntime_budget_seconds = 0.05\n";
+  std::ofstream(config) << "[evaluation]\ncases = \"*1*\"\ntime_budget_seconds = 0.05\ntiming_pairs = 1\n";
   const Ran r = run_kgb({"run", "--config", config, "--policy", "refine", "--provider", "oracle", "--platform",
                          "cpu-x86_64", "--tasks", "vllm/silu_and_mul", "--store", store, "--run-id", "json", "--seed",
                          "3", "--jobs", "1", "--json"},

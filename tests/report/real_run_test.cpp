@@ -64,7 +64,7 @@ struct RealRuns {
     // Cases with a '1' in their name: two correctness cases (size1,
     // rank1_one_token) and both performance cases.
     const std::string config = dir + "/experiment.toml";
-    std::ofstream(config) << "[evaluation]\ncases = \"*1*\"\ntime_budget_seconds = 0.2\n";
+    std::ofstream(config) << "[evaluation]\ncases = \"*1*\"\ntime_budget_seconds = 0.2\ntiming_pairs = 1\n";
     for (const auto& [id, faults] : {std::pair<std::string, std::string>{"faulty", "1"}, {"clean", "0"}}) {
       const Ran r = run_program({KGB_CLI_PATH, "run", "--config", config, "--policy", "refine", "--provider", "oracle", "--platform", "cpu-x86_64", "--tasks",
                                  "vllm/silu_and_mul", "--store", store, "--run-id", id, "--seed", "11", "--jobs", "1", "--oracle-compile-errors",
